@@ -1,0 +1,82 @@
+/**
+ * Builds the HTTP application over a runtime; never listens (STYLE §1). `src/server.ts` listens.
+ *
+ * Request pipeline of the `/api` scope: request id → authentication and role (onRequest) → validation →
+ * handler → presenter. Rate limits and idempotency keys slot in as preHandler hooks of that scope.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Runtime } from './runtime.ts';
+import { authenticationHook } from './http/auth.ts';
+import { installErrorHandlers } from './http/error-handler.ts';
+import { installJsonBodyParser } from './http/json-body.ts';
+import { ErrorResponse } from './http/schemas.ts';
+import { healthRoutes } from './modules/health/routes.ts';
+import { adminRoutes } from './modules/accounts/routes.ts';
+import { inboundRoutes } from './modules/inbound/routes.ts';
+
+/** Options of `buildApp`. */
+export interface BuildAppOptions {
+  /** pino logger options or `false` to disable request logs (tests). */
+  logger?: boolean | { level: string };
+}
+
+/** Creates the Fastify app with every route group registered; call `ready()` or `listen()` next. */
+export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const { config } = runtime;
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-admin-token"]'] },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    bodyLimit: config.bodyLimitBytes,
+    ajv: {
+      customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false },
+    },
+    disableRequestLogging: options.logger === false,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installJsonBodyParser(app);
+  installErrorHandlers(app, config.bodyLimitBytes);
+  app.addSchema(ErrorResponse);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'seller-ops',
+        version: '1.0',
+        description:
+          'Seller operations API: inbound receiving documents, webhooks and more. See README.md and docs/decisions.md.',
+      },
+      components: {
+        securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+      },
+      security: [{ token: [] }],
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+
+  await app.register(healthRoutes, { runtime });
+  await app.register(adminRoutes, { runtime, prefix: '/admin' });
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', authenticationHook(runtime.authenticator));
+      await api.register(inboundRoutes, { runtime, prefix: '/inbound' });
+    },
+    { prefix: '/api' },
+  );
+  return app;
+}

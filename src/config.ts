@@ -1,0 +1,73 @@
+/**
+ * Service settings, read once from the environment (decision D12.3).
+ * Every setting has a default that runs the service on the embedded database.
+ */
+import path from 'node:path';
+
+/** Resolved settings of one service process. */
+export interface Config {
+  /** TCP port of the HTTP API (`PORT`, default 8080). */
+  port: number;
+  /** Interface to bind (`HOST`, default 127.0.0.1; use 0.0.0.0 in containers). */
+  host: string;
+  /** External PostgreSQL URL (`DATABASE_URL`); undefined = embedded PostgreSQL in `dataDir`. */
+  databaseUrl: string | undefined;
+  /** Data directory of the embedded PostgreSQL and its credentials (`DATA_DIR`, default ./data). */
+  dataDir: string;
+  /** Operator token for /admin (`ADMIN_TOKEN`); undefined disables the admin API (D1.4). */
+  adminToken: string | undefined;
+  /** Base URL used in `_links` and download URLs (`PUBLIC_BASE_URL`); empty = relative links. */
+  publicBaseUrl: string;
+  /** pino level (`LOG_LEVEL`, default info). */
+  logLevel: string;
+  /** Base URL of Market1 (`MARKET1_API_URL`), used by campaign and catalog connectors. */
+  market1ApiUrl: string | undefined;
+  /** Base URLs of the cash-register providers (`CASH_REGISTER_A_URL`, `CASH_REGISTER_B_URL`). */
+  cashRegisterAUrl: string | undefined;
+  cashRegisterBUrl: string | undefined;
+  /** Allow webhook targets in private networks (`WEBHOOK_ALLOW_PRIVATE=true`, D9.4). */
+  webhookAllowPrivate: boolean;
+  /** Create the demo account on first start (`SEED_DEMO`; default true on embedded, false otherwise; D1.5). */
+  seedDemo: boolean;
+  /** Maximum request body in bytes (`BODY_LIMIT_BYTES`, default 4 MiB). */
+  bodyLimitBytes: number;
+  /** Size of the PostgreSQL connection pool (`DATABASE_POOL_SIZE`, default 10). */
+  databasePoolSize: number;
+}
+
+function flag(value: string | undefined): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
+}
+
+function integer(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return parsed;
+}
+
+/**
+ * Reads the settings from `env`.
+ * @throws Error when a numeric setting is not a non-negative integer.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  return {
+    port: integer('PORT', env.PORT, 8080),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    adminToken: env.ADMIN_TOKEN || undefined,
+    publicBaseUrl: (env.PUBLIC_BASE_URL || '').replace(/\/+$/, ''),
+    logLevel: env.LOG_LEVEL || 'info',
+    market1ApiUrl: env.MARKET1_API_URL || undefined,
+    cashRegisterAUrl: env.CASH_REGISTER_A_URL || undefined,
+    cashRegisterBUrl: env.CASH_REGISTER_B_URL || undefined,
+    webhookAllowPrivate: flag(env.WEBHOOK_ALLOW_PRIVATE) ?? false,
+    seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
+    bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
+  };
+}

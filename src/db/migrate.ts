@@ -1,0 +1,43 @@
+/**
+ * Applies the numbered plain-SQL migrations of `src/db/migrations` (STYLE §7) with Kysely's Migrator, which
+ * orders them by name, runs each in a transaction and takes a lock so concurrent processes apply them once.
+ * Migrations are never edited after they land: add a new numbered file instead.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Serves every `NNNN_name.sql` file of the migrations folder as one migration. */
+class SqlFileMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await readdir(migrationsDir)).filter((file) => /^\d{4}_.+\.sql$/.test(file)).sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      const text = await readFile(path.join(migrationsDir, file), 'utf8');
+      migrations[file.replace(/\.sql$/, '')] = {
+        up: async (db) => {
+          await sql.raw(text).execute(db);
+        },
+      };
+    }
+    return migrations;
+  }
+}
+
+/**
+ * Brings the schema to the latest migration.
+ * @returns the names of the migrations applied by this call
+ * @throws the first failing migration's error (that migration is rolled back)
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before any typed schema exists
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
+}

@@ -1,0 +1,138 @@
+/**
+ * API token authentication and role checks (spec §5, decisions D1.2, D2).
+ *
+ * `Authorization: <token>` or `Authorization: Bearer <token>`. Tokens are looked up by their SHA-256 (only the
+ * hash is stored) and cached in memory for `TOKEN_CACHE_TTL_MS`; a revocation drops the cache entry in this
+ * process at once and in every other process through a database notification.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { ChangeNotifier } from '../db/notifications.ts';
+import { AppError } from './errors.ts';
+import type { Lang } from './error-catalog.ts';
+
+/** Who is calling: the token's user, client and access level. */
+export interface Principal {
+  tokenId: number;
+  userId: number;
+  clientId: number;
+  access: 'READ' | 'WRITE';
+  role: 'OWNER' | 'ADMIN' | 'MANAGER' | 'SUPPORT';
+  lang: Lang;
+}
+
+/** Access an operation needs (D2.3): `read` for GET unless stated, `write` for every other method. */
+export type Access = 'read' | 'write';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the authentication hook on every `/api` route. */
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** Overrides the access derived from the HTTP method (spec Access column). */
+    access?: Access;
+  }
+}
+
+const TOKEN_CACHE_TTL_MS = 60_000;
+const TOKEN_CACHE_MAX_ENTRIES = 50_000;
+
+/** Creates a new random API token (256 bits, base64url, `so_` prefix). Shown once, never stored. */
+export function generateToken(): string {
+  return `so_${randomBytes(32).toString('base64url')}`;
+}
+
+/** SHA-256 of a token: the only form in which tokens are stored. */
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Compares two secrets in constant time (lengths are hidden by hashing first). */
+export function secretsEqual(given: string, expected: string): boolean {
+  return timingSafeEqual(hashToken(given), hashToken(expected));
+}
+
+/** Extracts the token from an `Authorization` header value; undefined when missing or empty. */
+export function tokenFromHeader(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const token = header.startsWith('Bearer ') ? header.slice(7).trim() : header.trim();
+  return token === '' ? undefined : token;
+}
+
+interface CacheEntry {
+  principal: Principal;
+  expiresAt: number;
+}
+
+/** Resolves tokens to principals, with a cache kept correct by change notifications. */
+export class TokenAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    notifier: ChangeNotifier,
+  ) {
+    notifier.on('token', (tokenId) => this.evict((principal) => String(principal.tokenId) === tokenId));
+    notifier.on('client', (clientId) => this.evict((principal) => String(principal.clientId) === clientId));
+    notifier.onReset(() => this.cache.clear());
+  }
+
+  /**
+   * Finds the live token's principal.
+   * @returns undefined for an unknown or revoked token, or a token of a deleted client
+   */
+  async authenticate(token: string): Promise<Principal | undefined> {
+    const hash = hashToken(token);
+    const key = hash.toString('base64');
+    const cached = this.cache.get(key);
+    const now = Date.now();
+    if (cached && cached.expiresAt > now) return cached.principal;
+
+    const row = await this.db
+      .selectFrom('api_token')
+      .innerJoin('app_user', 'app_user.id', 'api_token.user_id')
+      .innerJoin('client', 'client.id', 'api_token.client_id')
+      .select([
+        'api_token.id as tokenId',
+        'api_token.user_id as userId',
+        'api_token.client_id as clientId',
+        'api_token.access',
+        'app_user.role',
+        'app_user.lang',
+      ])
+      .where('api_token.token_hash', '=', hash)
+      .where('api_token.revoked_at', 'is', null)
+      .where('client.deleted', '=', false)
+      .executeTakeFirst();
+    if (!row) {
+      this.cache.delete(key);
+      return undefined;
+    }
+    const principal: Principal = { ...row, lang: row.lang ?? 'ru' };
+    if (this.cache.size >= TOKEN_CACHE_MAX_ENTRIES) this.cache.clear();
+    this.cache.set(key, { principal, expiresAt: now + TOKEN_CACHE_TTL_MS });
+    return principal;
+  }
+
+  private evict(matches: (principal: Principal) => boolean): void {
+    for (const [key, entry] of this.cache) if (matches(entry.principal)) this.cache.delete(key);
+  }
+}
+
+/**
+ * Builds the `onRequest` hook of the `/api` scope: 401 `auth_required` without a live token (D2.2), 400
+ * `error_access_denied` when a READ token calls a write operation (D2.3).
+ */
+export function authenticationHook(authenticator: TokenAuthenticator) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    const token = tokenFromHeader(request.headers.authorization);
+    const principal = token === undefined ? undefined : await authenticator.authenticate(token);
+    if (!principal) throw new AppError('auth_required');
+    request.principal = principal;
+    const access = request.routeOptions.config.access ?? (request.method === 'GET' ? 'read' : 'write');
+    if (access === 'write' && principal.access !== 'WRITE') throw new AppError('error_access_denied');
+  };
+}

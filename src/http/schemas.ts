@@ -1,0 +1,66 @@
+/**
+ * Schemas shared by every resource group: the error model (spec §7), int64 path ids, paging (D4).
+ * Each exports its static type; routes declare them so validation, serialization and OpenAPI come from one place.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { notFound } from './errors.ts';
+
+/** The error body of every failure (spec §7, D3.1). */
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.String({ description: 'Stable machine-readable code' }),
+    localMessage: Type.String({ description: "Message in the token user's language" }),
+    params: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Values interpolated into the message',
+    }),
+  },
+  { $id: 'ErrorResponse', title: 'ErrorResponse' },
+);
+export type ErrorResponse = Static<typeof ErrorResponse>;
+
+/** Standard error responses to merge into a route's `response` map. */
+export const errorResponses = {
+  400: Type.Ref('ErrorResponse'),
+  401: Type.Ref('ErrorResponse'),
+  404: Type.Ref('ErrorResponse'),
+};
+
+/** An int64 id in a path or query: decimal digits, kept as text until checked so it is never rounded. */
+export const Int64String = Type.String({ pattern: '^[0-9]{1,19}$', description: 'int64 id' });
+
+/** Optional int64 integer in a query string or body (ids of our own sequences fit in 2^53). */
+export const Int64 = (options: object = {}) => Type.Integer({ minimum: 0, format: 'int64', ...options });
+
+/**
+ * Converts a validated int64 text to a number.
+ * @throws 404 `error_not_found` when it exceeds 2^53 (no row of ours can have such an id; never rounded)
+ */
+export function parseId(entity: string, text: string): number {
+  const id = Number(text);
+  if (!Number.isSafeInteger(id)) throw notFound(entity, text);
+  return id;
+}
+
+/** `limit` 1..500 default 100 and `page` ≥ 1 default 1 (D4.1). */
+export const PagingQuery = {
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Rows per page, 1..500' }),
+  ),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  count: Type.Optional(Type.Boolean({ description: 'Return `total` (costs a count query)' })),
+};
+
+/** A page of rows (D4.2): `total` only when `count=true`. */
+export const Page = <T extends TSchema>(row: T, options: object = {}) =>
+  Type.Object(
+    {
+      rows: Type.Array(row),
+      page: Type.Integer(),
+      total: Type.Optional(Type.Integer()),
+    },
+    options,
+  );
+
+/** A repeated query parameter (`statuses=A&statuses=B`); a single value is a one-element array (D4.3). */
+export const RepeatedQuery = <T extends TSchema>(item: T, options: object = {}) =>
+  Type.Optional(Type.Array(item, options));

@@ -1,0 +1,122 @@
+/** SQL of the accounts group (D1): clients, organizations, users, tokens, integrations, cash registers. */
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+/** Clients. */
+export const clientRepository = {
+  insert: (db: Kysely<DB>, values: { name: string; subscription_expires_at: string | null }) =>
+    db.insertInto('client').values(values).returningAll().executeTakeFirstOrThrow(),
+  update: (db: Kysely<DB>, id: number, values: { name?: string; subscription_expires_at?: string | null }) =>
+    db.updateTable('client').set(values).where('id', '=', id).returningAll().executeTakeFirst(),
+  findById: (db: Kysely<DB>, id: number) =>
+    db.selectFrom('client').selectAll().where('id', '=', id).where('deleted', '=', false).executeTakeFirst(),
+  any: (db: Kysely<DB>) => db.selectFrom('client').select('id').limit(1).executeTakeFirst(),
+};
+
+/** Organizations, always looked up within one client. */
+export const organizationRepository = {
+  insert: (db: Kysely<DB>, values: { client_id: number; name: string; inn: string | null }) =>
+    db.insertInto('organization').values(values).returningAll().executeTakeFirstOrThrow(),
+  findById: (db: Kysely<DB>, id: number) =>
+    db.selectFrom('organization').selectAll().where('id', '=', id).executeTakeFirst(),
+  /** The organization if it belongs to `clientId`. */
+  findOfClient: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
+      .selectFrom('organization')
+      .selectAll()
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst(),
+};
+
+/** Users. */
+export const userRepository = {
+  insert: (
+    db: Kysely<DB>,
+    values: {
+      client_id: number;
+      name: string;
+      lang: 'ru' | 'en' | null;
+      role: 'OWNER' | 'ADMIN' | 'MANAGER' | 'SUPPORT';
+    },
+  ) => db.insertInto('app_user').values(values).returningAll().executeTakeFirstOrThrow(),
+  findById: (db: Kysely<DB>, id: number) =>
+    db.selectFrom('app_user').selectAll().where('id', '=', id).executeTakeFirst(),
+};
+
+/** API tokens (hashes only). */
+export const tokenRepository = {
+  insert: (
+    db: Kysely<DB>,
+    values: {
+      client_id: number;
+      user_id: number;
+      token_hash: Buffer;
+      access: 'READ' | 'WRITE';
+      name: string | null;
+    },
+  ) =>
+    db.insertInto('api_token').values(values).returning(['id', 'access', 'name']).executeTakeFirstOrThrow(),
+  revoke: (db: Kysely<DB>, id: number) =>
+    db
+      .updateTable('api_token')
+      .set({ revoked_at: new Date() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst(),
+  exists: (db: Kysely<DB>, id: number) =>
+    db.selectFrom('api_token').select('id').where('id', '=', id).executeTakeFirst(),
+};
+
+/** Prepared integrations: one per organization and service, replaced on repeat. */
+export const integrationRepository = {
+  upsert: (
+    db: Kysely<DB>,
+    values: {
+      client_id: number;
+      organization_id: number;
+      service: string;
+      api_key: string;
+      base_url: string | null;
+    },
+  ) =>
+    db
+      .insertInto('prepared_integration')
+      .values(values)
+      .onConflict((conflict) =>
+        conflict
+          .columns(['organization_id', 'service'])
+          .doUpdateSet({ api_key: values.api_key, base_url: values.base_url }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+};
+
+/** Cash-register settings: one per organization, replaced on repeat. */
+export const cashRegisterRepository = {
+  upsert: (
+    db: Kysely<DB>,
+    values: {
+      organization_id: number;
+      client_id: number;
+      service: 'CASH_REGISTER_A' | 'CASH_REGISTER_B';
+      login: string;
+      password: string;
+      base_url: string | null;
+    },
+  ) =>
+    db
+      .insertInto('cash_register_setting')
+      .values(values)
+      .onConflict((conflict) =>
+        conflict.column('organization_id').doUpdateSet({
+          service: values.service,
+          login: values.login,
+          password: values.password,
+          base_url: values.base_url,
+        }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+};

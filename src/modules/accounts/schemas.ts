@@ -1,0 +1,99 @@
+/** Request and response schemas of the operator (admin) API, decision D1.4. */
+import { Type, type Static } from '@sinclair/typebox';
+
+const Lang = Type.Union([Type.Literal('ru'), Type.Literal('en'), Type.Null()]);
+const Role = Type.Union([
+  Type.Literal('OWNER'),
+  Type.Literal('ADMIN'),
+  Type.Literal('MANAGER'),
+  Type.Literal('SUPPORT'),
+]);
+const Access = Type.Union([Type.Literal('READ'), Type.Literal('WRITE')]);
+const Id = Type.Integer({ format: 'int64' });
+
+export const ClientCreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  subscriptionExpiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+});
+export type ClientCreateBody = Static<typeof ClientCreateBody>;
+
+export const ClientPatchBody = Type.Partial(ClientCreateBody);
+export type ClientPatchBody = Static<typeof ClientPatchBody>;
+
+export const Client = Type.Object({
+  id: Id,
+  name: Type.String(),
+  subscriptionExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export type Client = Static<typeof Client>;
+
+export const OrganizationCreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  inn: Type.Optional(Type.Union([Type.String({ maxLength: 20 }), Type.Null()])),
+});
+export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;
+
+export const Organization = Type.Object({
+  id: Id,
+  clientId: Id,
+  name: Type.String(),
+  inn: Type.Union([Type.String(), Type.Null()]),
+});
+export type Organization = Static<typeof Organization>;
+
+export const UserCreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  lang: Type.Optional(Lang),
+  role: Type.Optional(Role),
+});
+export type UserCreateBody = Static<typeof UserCreateBody>;
+
+export const User = Type.Object({ id: Id, clientId: Id, name: Type.String(), lang: Lang, role: Role });
+export type User = Static<typeof User>;
+
+export const TokenCreateBody = Type.Object({
+  access: Access,
+  name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+});
+export type TokenCreateBody = Static<typeof TokenCreateBody>;
+
+export const CreatedToken = Type.Object({
+  id: Id,
+  token: Type.String({ description: 'Shown only in this response' }),
+  access: Access,
+  name: Type.Union([Type.String(), Type.Null()]),
+});
+export type CreatedToken = Static<typeof CreatedToken>;
+
+export const IntegrationCreateBody = Type.Object({
+  service: Type.String({ pattern: '^(NATIONAL_CATALOG|OTHER|EMAIL|SERVICE_(0[1-9]|[12][0-9]|3[0-6]))$' }),
+  apiKey: Type.String({ minLength: 1, maxLength: 4096 }),
+  baseUrl: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()])),
+});
+export type IntegrationCreateBody = Static<typeof IntegrationCreateBody>;
+
+export const Integration = Type.Object({
+  id: Id,
+  organizationId: Id,
+  service: Type.String(),
+  baseUrl: Type.Union([Type.String(), Type.Null()]),
+});
+export type Integration = Static<typeof Integration>;
+
+export const CashRegisterBody = Type.Object({
+  service: Type.Union([Type.Literal('CASH_REGISTER_A'), Type.Literal('CASH_REGISTER_B')]),
+  login: Type.String({ minLength: 1, maxLength: 200 }),
+  password: Type.String({ minLength: 1, maxLength: 4096 }),
+  baseUrl: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()])),
+});
+export type CashRegisterBody = Static<typeof CashRegisterBody>;
+
+export const CashRegister = Type.Object({
+  organizationId: Id,
+  service: Type.String(),
+  login: Type.String(),
+  baseUrl: Type.Union([Type.String(), Type.Null()]),
+});
+export type CashRegister = Static<typeof CashRegister>;
+
+export const IdParams = (name: string) => Type.Object({ [name]: Type.String({ pattern: '^[0-9]{1,19}$' }) });

@@ -1,0 +1,199 @@
+/**
+ * Accounts (decision D1): the operations behind the admin API, the CLI and the demo account.
+ * Each mutation is one transaction; token and client changes notify every process's auth cache.
+ * @throws AppError `error_not_found` for unknown client, user, organization or token ids
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { notifyChange } from '../../db/notifications.ts';
+import { generateToken, hashToken } from '../../http/auth.ts';
+import { notFound } from '../../http/errors.ts';
+import {
+  cashRegisterRepository,
+  clientRepository,
+  integrationRepository,
+  organizationRepository,
+  tokenRepository,
+  userRepository,
+} from './repository.ts';
+import {
+  presentCashRegister,
+  presentClient,
+  presentIntegration,
+  presentOrganization,
+  presentUser,
+} from './presenter.ts';
+import type {
+  CashRegister,
+  CashRegisterBody,
+  Client,
+  ClientCreateBody,
+  ClientPatchBody,
+  CreatedToken,
+  Integration,
+  IntegrationCreateBody,
+  Organization,
+  OrganizationCreateBody,
+  TokenCreateBody,
+  User,
+  UserCreateBody,
+} from './schemas.ts';
+
+/** Account operations over one database. */
+export class AccountService {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /** Creates a client (account). */
+  async createClient(body: ClientCreateBody): Promise<Client> {
+    const row = await clientRepository.insert(this.db, {
+      name: body.name,
+      subscription_expires_at: body.subscriptionExpiresAt ?? null,
+    });
+    return presentClient(row);
+  }
+
+  /** Renames a client or changes its subscription end (D1.3). */
+  async updateClient(clientId: number, body: ClientPatchBody): Promise<Client> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await clientRepository.update(trx, clientId, {
+        ...(body.name !== undefined && { name: body.name }),
+        ...(body.subscriptionExpiresAt !== undefined && {
+          subscription_expires_at: body.subscriptionExpiresAt,
+        }),
+      });
+      if (!row) throw notFound('client', clientId);
+      await notifyChange(trx, 'client', clientId);
+      return presentClient(row);
+    });
+  }
+
+  /** Adds an organization to a client. */
+  async createOrganization(clientId: number, body: OrganizationCreateBody): Promise<Organization> {
+    await this.requireClient(clientId);
+    const row = await organizationRepository.insert(this.db, {
+      client_id: clientId,
+      name: body.name,
+      inn: body.inn ?? null,
+    });
+    return presentOrganization(row);
+  }
+
+  /** Adds a user to a client; `lang` null means Russian, `role` defaults to OWNER. */
+  async createUser(clientId: number, body: UserCreateBody): Promise<User> {
+    await this.requireClient(clientId);
+    const row = await userRepository.insert(this.db, {
+      client_id: clientId,
+      name: body.name,
+      lang: body.lang ?? null,
+      role: body.role ?? 'OWNER',
+    });
+    return presentUser(row);
+  }
+
+  /** Issues an API token for a user; the token text is returned only here (D1.2). */
+  async createToken(userId: number, body: TokenCreateBody): Promise<CreatedToken> {
+    const user = await userRepository.findById(this.db, userId);
+    if (!user) throw notFound('user', userId);
+    const token = generateToken();
+    const row = await tokenRepository.insert(this.db, {
+      client_id: user.client_id,
+      user_id: user.id,
+      token_hash: hashToken(token),
+      access: body.access,
+      name: body.name ?? null,
+    });
+    return { id: row.id, token, access: row.access, name: row.name };
+  }
+
+  /** Revokes a token; every process refuses it from the commit on. Revoking twice is a no-op. */
+  async revokeToken(tokenId: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await tokenRepository.exists(trx, tokenId))) throw notFound('token', tokenId);
+      await tokenRepository.revoke(trx, tokenId);
+      await notifyChange(trx, 'token', tokenId);
+    });
+  }
+
+  /** Stores the marketplace credentials of an organization for one service (a prepared integration). */
+  async setIntegration(organizationId: number, body: IntegrationCreateBody): Promise<Integration> {
+    const organization = await this.requireOrganization(organizationId);
+    const row = await integrationRepository.upsert(this.db, {
+      client_id: organization.client_id,
+      organization_id: organization.id,
+      service: body.service,
+      api_key: body.apiKey,
+      base_url: body.baseUrl ?? null,
+    });
+    return presentIntegration(row);
+  }
+
+  /** Stores the fiscal provider settings of an organization. */
+  async setCashRegister(organizationId: number, body: CashRegisterBody): Promise<CashRegister> {
+    const organization = await this.requireOrganization(organizationId);
+    const row = await cashRegisterRepository.upsert(this.db, {
+      organization_id: organization.id,
+      client_id: organization.client_id,
+      service: body.service,
+      login: body.login,
+      password: body.password,
+      base_url: body.baseUrl ?? null,
+    });
+    return presentCashRegister(row);
+  }
+
+  /**
+   * Creates the demo account when the database has no client yet (D1.5): a client, one organization, one user
+   * and a READ and a WRITE token, written to `<dataDir>/demo-credentials.json`.
+   * @returns the credentials, or undefined when the database already had a client
+   */
+  async seedDemoAccount(dataDir: string): Promise<DemoCredentials | undefined> {
+    if (await clientRepository.any(this.db)) return undefined;
+    const client = await this.createClient({ name: 'Demo seller' });
+    const organization = await this.createOrganization(client.id, {
+      name: 'Demo organization',
+      inn: '7700000000',
+    });
+    const user = await this.createUser(client.id, { name: 'Demo user', lang: 'en', role: 'OWNER' });
+    const read = await this.createToken(user.id, { access: 'READ', name: 'demo read' });
+    const write = await this.createToken(user.id, { access: 'WRITE', name: 'demo write' });
+    const credentials: DemoCredentials = {
+      clientId: client.id,
+      organizationId: organization.id,
+      userId: user.id,
+      readToken: read.token,
+      writeToken: write.token,
+    };
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(
+      path.join(dataDir, 'demo-credentials.json'),
+      `${JSON.stringify(credentials, null, 2)}\n`,
+      {
+        mode: 0o600,
+      },
+    );
+    return credentials;
+  }
+
+  private async requireClient(clientId: number) {
+    const client = await clientRepository.findById(this.db, clientId);
+    if (!client) throw notFound('client', clientId);
+    return client;
+  }
+
+  private async requireOrganization(organizationId: number) {
+    const organization = await organizationRepository.findById(this.db, organizationId);
+    if (!organization) throw notFound('organization', organizationId);
+    return organization;
+  }
+}
+
+/** What the demo account seed prints once and stores in the data directory. */
+export interface DemoCredentials {
+  clientId: number;
+  organizationId: number;
+  userId: number;
+  readToken: string;
+  writeToken: string;
+}

@@ -1,0 +1,111 @@
+/**
+ * Starts a service process: resolves the database (external `DATABASE_URL` or the embedded PostgreSQL in
+ * `DATA_DIR`, D12), opens the runtime (migrations applied), seeds the demo account on a fresh embedded
+ * database (D1.5), listens, and shuts down gracefully on SIGTERM/SIGINT.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { buildApp } from './app.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
+import { AccountService } from './modules/accounts/service.ts';
+
+/** A database URL and how to release it. */
+export interface ResolvedDatabase {
+  databaseUrl: string;
+  embedded: EmbeddedPostgresHandle | undefined;
+}
+
+/**
+ * Uses `config.databaseUrl`, or starts the embedded PostgreSQL in `config.dataDir`.
+ * @throws DataDirInUseError when another live service owns the data directory
+ */
+export async function resolveDatabase(
+  config: Config,
+  log: (message: string) => void,
+): Promise<ResolvedDatabase> {
+  if (config.databaseUrl) return { databaseUrl: config.databaseUrl, embedded: undefined };
+  const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
+  return { databaseUrl: embedded.databaseUrl, embedded };
+}
+
+/** A listening service. */
+export interface RunningService {
+  app: FastifyInstance;
+  runtime: Runtime;
+  /** `http://host:port` the service listens on. */
+  url: string;
+  /** Stops accepting requests, waits for the ones in flight, then closes the database. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Starts the whole service described by `config`. */
+export async function startService(config: Config): Promise<RunningService> {
+  const log = (message: string) =>
+    process.stderr.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: message })}\n`);
+  const { databaseUrl, embedded } = await resolveDatabase(config, log);
+  let runtime: Runtime | undefined;
+  try {
+    runtime = await openRuntime(config, databaseUrl);
+    if (config.seedDemo) {
+      const demo = await new AccountService(runtime.database.db).seedDemoAccount(config.dataDir);
+      if (demo) printDemoCredentials(demo, config.dataDir);
+    }
+    const app = await buildApp(runtime);
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const url =
+      typeof address === 'object' && address ? `http://${config.host}:${address.port}` : String(address);
+    let stopping: Promise<void> | undefined;
+    const openedRuntime = runtime;
+    return {
+      app,
+      runtime,
+      url,
+      stop: () =>
+        (stopping ??= (async () => {
+          await app.close();
+          await openedRuntime.close();
+          await embedded?.stop();
+        })()),
+    };
+  } catch (error) {
+    await runtime?.close();
+    await embedded?.stop();
+    throw error;
+  }
+}
+
+function printDemoCredentials(
+  demo: { organizationId: number; readToken: string; writeToken: string },
+  dataDir: string,
+): void {
+  process.stdout.write(
+    [
+      '',
+      'Demo account created (printed once; also saved to ' + `${dataDir}/demo-credentials.json):`,
+      `  organizationId: ${demo.organizationId}`,
+      `  READ token:     ${demo.readToken}`,
+      `  WRITE token:    ${demo.writeToken}`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+/** Runs the service until SIGTERM or SIGINT, then stops it gracefully and exits. */
+export async function runUntilSignalled(config: Config): Promise<void> {
+  const service = await startService(config);
+  service.app.log.info({ url: service.url }, 'seller-ops listening');
+  const shutdown = (signal: string) => {
+    service.app.log.info({ signal }, 'shutting down');
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        service.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}

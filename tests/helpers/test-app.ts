@@ -1,0 +1,48 @@
+/**
+ * Builds the app for a test file on the run's database (see global-setup.ts); close it in `afterAll`.
+ * Outbound HTTP from tests goes only to servers the tests start on loopback.
+ */
+import { inject } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { buildApp } from '../../src/app.ts';
+import { openRuntime, type Runtime } from '../../src/runtime.ts';
+
+/** The admin token every test app is configured with. */
+export const TEST_ADMIN_TOKEN = 'test-admin-token';
+
+/** An app over a runtime, and how to close both. */
+export interface TestApp {
+  app: FastifyInstance;
+  runtime: Runtime;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** URL of the database of this test run. */
+export function testDatabaseUrl(): string {
+  return inject('databaseUrl');
+}
+
+/** Creates a runtime and app on the test database; `env` overrides settings (e.g. WEBHOOK_ALLOW_PRIVATE). */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const databaseUrl = testDatabaseUrl();
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const runtime = await openRuntime(config, databaseUrl);
+  const app = await buildApp(runtime, { logger: false });
+  await app.ready();
+  return {
+    app,
+    runtime,
+    config,
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
