@@ -1,0 +1,246 @@
+#!/usr/bin/env node
+/**
+ * A receiving day at the warehouse, played against a running seller-ops service.
+ *
+ * Plain Node 20 with the global `fetch`, no dependencies. It:
+ *   1. creates an INCOME document from receiving-day.csv (39 positions from the supplier's invoice, then the
+ *      40th added as a late correction of the invoice);
+ *   2. packs the goods into 3 cargo places, one line short-packed (3 bath towels missing from the box);
+ *   3. reads the packing divergence, fixes it (the position's quantity becomes what was packed, D5.7);
+ *   4. moves the document to FINISHED, which records the accepted stock (D5.8);
+ *   5. removes that income stock again (as when the receipt was entered by mistake), and
+ *   6. prints the document's history.
+ *
+ * Settings (environment):
+ *   SELLER_OPS_URL              service address, default http://127.0.0.1:8080
+ *   SELLER_OPS_TOKEN            a WRITE token
+ *   SELLER_OPS_ORGANIZATION_ID  the organization that receives the goods
+ *   SELLER_OPS_WAREHOUSE_ID     receiving warehouse id, default 1
+ * When SELLER_OPS_TOKEN is not set, the demo credentials of a local service are read from
+ * `${DATA_DIR:-./data}/demo-credentials.json` (written on the service's first start).
+ *
+ * Run:  node examples/receiving-day.mjs
+ * Exit status 0 when every step succeeded; otherwise the failing request and the service's error are printed.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const baseUrl = (process.env.SELLER_OPS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const { token, organizationId } = await loadCredentials();
+const warehouseId = Number(process.env.SELLER_OPS_WAREHOUSE_ID ?? 1);
+
+/** Index (0-based) of the CSV line that is short-packed, and by how many pieces. */
+const SHORT_LINE = 14; // TWL-BTH-WHT-70140, bath towels
+const SHORT_BY = 3;
+
+const lines = parseCsv(await readFile(new URL('./receiving-day.csv', import.meta.url), 'utf8'));
+if (lines.length !== 40) fail(`receiving-day.csv should hold 40 products, found ${lines.length}`);
+
+heading(`Receiving day at ${baseUrl}`);
+
+// 1. The document: the invoice's first 39 positions at once, the 40th as a late addition.
+const toPosition = (line) => ({
+  productId: line.productId,
+  quantity: line.quantity,
+  price: line.price,
+  product: { name: line.name, article: line.article, barcode: line.barcode },
+});
+const today = new Date().toISOString().slice(0, 10);
+let order = await api('POST', '/api/inbound/', {
+  organizationId,
+  type: 'INCOME',
+  name: `Receiving ${today}: supplier invoice 24-0871`,
+  warehouseId,
+  products: lines.slice(0, 39).map(toPosition),
+});
+const orderId = order.id;
+console.log(
+  `Created INCOME document #${orderId} "${order.name}" with ${order.products.length} positions (status ${order.status})`,
+);
+await api('POST', `/api/inbound/${orderId}/product`, toPosition(lines[39]));
+order = await api('GET', `/api/inbound/${orderId}`);
+console.log(
+  `Added the late position ${lines[39].article}; now ${order.products.length} positions, ` +
+    `${order.totalQuantity} pcs for ${money(order.totalPrice)}`,
+);
+
+// 2. Cargo places: three boxes, one line short-packed.
+const positionByProduct = new Map(order.products.map((position) => [position.productId, position]));
+const boxes = [
+  { number: 'CP-1', width: 60, height: 40, length: 80, weight: 14_200, lines: lines.slice(0, 14) },
+  { number: 'CP-2', width: 60, height: 60, length: 80, weight: 22_700, lines: lines.slice(14, 27) },
+  { number: 'CP-3', width: 40, height: 40, length: 60, weight: 9_850, lines: lines.slice(27, 40) },
+];
+const packages = boxes.map(({ lines: boxLines, ...box }) => ({
+  ...box,
+  items: boxLines.map((line) => {
+    const position = positionByProduct.get(line.productId);
+    if (!position) fail(`position for product ${line.productId} is missing from document #${orderId}`);
+    const short = line === lines[SHORT_LINE] ? SHORT_BY : 0;
+    return { orderProductId: position.id, quantity: position.quantity - short };
+  }),
+}));
+await api('POST', `/api/inbound/updateOrderPackage?orderId=${orderId}`, packages);
+await api('POST', `/api/inbound/${orderId}/status?status=PACKING`);
+const stored = await api('GET', `/api/inbound/getOrderPackage?orderId=${orderId}`);
+heading('Cargo places');
+table(
+  ['number', 'size, cm', 'weight, kg', 'lines', 'pcs'],
+  stored.map((box) => [
+    box.number,
+    `${box.width}×${box.height}×${box.length}`,
+    (box.weight / 1000).toFixed(2),
+    box.items.length,
+    box.items.reduce((sum, item) => sum + item.quantity, 0),
+  ]),
+);
+
+// 3. Divergence between the invoice and what was packed, then the fix.
+let divergence = await api('GET', `/api/inbound/${orderId}/divergence`);
+heading('Packing divergence');
+table(
+  ['article', 'barcode', 'invoice', 'packed', 'diff'],
+  divergence.divergence.map((row) => [
+    row.product.article,
+    row.product.barcode,
+    row.supplyQuantity,
+    row.packedQuantity,
+    row.packedQuantity - row.supplyQuantity,
+  ]),
+);
+console.log(`Total: invoice ${divergence.totalSupplied} pcs, packed ${divergence.totalPacked} pcs`);
+if (divergence.divergence.length !== 1) fail('expected exactly one divergent line');
+
+await api('POST', `/api/inbound/${orderId}/divergence/fix`);
+divergence = await api('GET', `/api/inbound/${orderId}/divergence`);
+order = await api('GET', `/api/inbound/${orderId}`);
+console.log(
+  `Fixed: ${divergence.divergence.length} divergent lines left; document now ${order.totalQuantity} pcs ` +
+    `for ${money(order.totalPrice)}`,
+);
+
+// 4. Finish receiving: the accepted stock is recorded per position.
+await api('POST', `/api/inbound/${orderId}/status?status=FINISHED`);
+order = await api('GET', `/api/inbound/${orderId}`);
+console.log(
+  `\nStatus ${order.status}: stock accepted for ${sum(order.products, 'introducedQuantity')} pcs ` +
+    `in ${order.products.filter((position) => position.introducedQuantity > 0).length} positions`,
+);
+
+// 5. Remove the income stock again (a second call would be a no-op, D5.8).
+await api('POST', `/api/inbound/removeIncomeStock?orderId=${orderId}`);
+order = await api('GET', `/api/inbound/${orderId}`);
+console.log(`Income stock removed: ${sum(order.products, 'introducedQuantity')} pcs remain accepted`);
+
+// 6. History, oldest first for reading.
+const history = await api('GET', `/api/inbound/${orderId}/history?limit=100`);
+heading(`History of document #${orderId}`);
+table(
+  ['time', 'action', 'status', 'pcs', 'total', 'version', 'changed'],
+  [...history.rows]
+    .reverse()
+    .map((row) => [
+      row.date.slice(11, 19),
+      row.action,
+      row.orderStatus,
+      row.totalQuantity,
+      money(row.totalPrice),
+      row.versionId,
+      Object.keys(row.changes ?? {}).join(', '),
+    ]),
+);
+console.log(`\nDone: document #${orderId} received, fixed, finished and its stock removed.`);
+
+/** Calls the API; returns the parsed JSON body (undefined for an empty one); exits on any error. */
+async function api(method, pathAndQuery, body) {
+  let response;
+  try {
+    response = await fetch(baseUrl + pathAndQuery, {
+      method,
+      headers: {
+        authorization: token,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    fail(`${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.message})`);
+  }
+  const text = await response.text();
+  const parsed = text === '' ? undefined : JSON.parse(text);
+  if (!response.ok) {
+    const detail = parsed?.error
+      ? `${parsed.error}: ${parsed.localMessage} ${JSON.stringify(parsed.params ?? {})}`
+      : text.slice(0, 300);
+    fail(`${method} ${pathAndQuery} → ${response.status} ${detail}`);
+  }
+  return parsed;
+}
+
+/** Token and organization from the environment, else from a local service's demo credentials. */
+async function loadCredentials() {
+  const fromEnv = {
+    token: process.env.SELLER_OPS_TOKEN,
+    organizationId: Number(process.env.SELLER_OPS_ORGANIZATION_ID),
+  };
+  if (fromEnv.token) {
+    if (!Number.isSafeInteger(fromEnv.organizationId) || fromEnv.organizationId <= 0)
+      fail('SELLER_OPS_ORGANIZATION_ID must be set to an organization id with SELLER_OPS_TOKEN');
+    return fromEnv;
+  }
+  const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
+  try {
+    const demo = JSON.parse(await readFile(file, 'utf8'));
+    console.log(`(SELLER_OPS_TOKEN not set: using the demo account from ${file})`);
+    return { token: demo.writeToken, organizationId: demo.organizationId };
+  } catch {
+    fail(`set SELLER_OPS_TOKEN and SELLER_OPS_ORGANIZATION_ID (no demo credentials at ${file})`);
+  }
+}
+
+/** Parses the CSV of this folder: a header line, comma-separated, double-quoted fields may hold commas. */
+function parseCsv(text) {
+  const [header, ...rows] = text.trim().split(/\r?\n/).map(splitCsvLine);
+  return rows.map((cells) => {
+    const record = Object.fromEntries(header.map((name, index) => [name, cells[index]]));
+    return {
+      productId: Number(record.productId),
+      article: record.article,
+      barcode: record.barcode,
+      name: record.name,
+      quantity: Number(record.quantity),
+      price: Number(record.price),
+    };
+  });
+}
+
+function splitCsvLine(line) {
+  const cells = [];
+  const pattern = /(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))/g;
+  for (const match of line.matchAll(pattern)) cells.push(match[1]?.replace(/""/g, '"') ?? match[2]);
+  return cells;
+}
+
+function sum(rows, field) {
+  return rows.reduce((total, row) => total + row[field], 0);
+}
+
+function money(amount) {
+  return `${Number(amount).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+function heading(text) {
+  console.log(`\n${text}\n${'-'.repeat(text.length)}`);
+}
+
+/** Prints rows as an aligned text table. */
+function table(columns, rows) {
+  const cells = [columns, ...rows].map((row) => row.map((cell) => String(cell ?? '')));
+  const widths = columns.map((_, index) => Math.max(...cells.map((row) => row[index].length)));
+  for (const row of cells) console.log(row.map((cell, index) => cell.padEnd(widths[index])).join('  '));
+}
+
+function fail(message) {
+  console.error(`receiving-day: ${message}`);
+  process.exit(1);
+}
