@@ -1,0 +1,75 @@
+/**
+ * Runs the real service as a child process (`bin/seller-ops.js serve`) for tests that need a process boundary:
+ * crash recovery, graceful shutdown, several processes on one database. Only loopback is used.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const binPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/seller-ops.js');
+
+/** A service child process. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+}
+
+/** Picks a free loopback TCP port. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Starts the service with `env` added to this process's environment; does not wait for readiness. */
+export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = env.PORT ?? String(await freePort());
+  const child = spawn(process.execPath, [binPath, 'serve'], {
+    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  return { child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+/**
+ * Polls `/ready` until the service answers 200.
+ * @throws when the process exits first or `timeoutMs` passes (with the process output in the message)
+ */
+export async function waitUntilReady(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exitedWith: number | string | undefined;
+  void service.exited.then((code) => (exitedWith = code));
+  while (Date.now() < deadline) {
+    if (exitedWith !== undefined) throw new Error(`service exited (${exitedWith}):\n${service.output()}`);
+    try {
+      const response = await fetch(`${service.url}/ready`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`service not ready after ${timeoutMs} ms:\n${service.output()}`);
+}
+
+/** Sends SIGTERM and waits for the exit code. */
+export async function stopService(service: ServiceProcess): Promise<number | string> {
+  if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+  return service.exited;
+}
