@@ -38,7 +38,6 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     ajv: {
       customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false },
     },
-    disableRequestLogging: options.logger === false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {

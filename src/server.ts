@@ -41,8 +41,11 @@ export interface RunningService {
 
 /** Starts the whole service described by `config`. */
 export async function startService(config: Config): Promise<RunningService> {
-  const log = (message: string) =>
-    process.stderr.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: message })}\n`);
+  // PostgreSQL's own output is only interesting when debugging.
+  const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const log = (message: string) => {
+    if (verbose) process.stderr.write(`${JSON.stringify({ level: 20, time: Date.now(), msg: message })}\n`);
+  };
   const { databaseUrl, embedded } = await resolveDatabase(config, log);
   let runtime: Runtime | undefined;
   try {
