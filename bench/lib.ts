@@ -1,0 +1,409 @@
+/**
+ * Building blocks of `npm run bench`: the service and the ceiling server as child processes, load through
+ * autocannon, sequential timing with sub-millisecond resolution, percentiles and process memory.
+ *
+ * Everything runs on loopback. Every request loop is bounded in count and in time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+/** Root folder of the repository. */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A row of the printed table: one measured figure. */
+export interface BenchRow {
+  /** what was measured, e.g. "GET /api/inbound/{id} (50 products)" */
+  name: string;
+  /** the figure with its unit, e.g. "2,310 req/s" */
+  value: string;
+  /** the comparison or detail, e.g. "ceiling 9,800 req/s (0.24×)" */
+  detail?: string;
+}
+
+/** A target of the issue and whether the run met it. */
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean;
+  /** when missed: by how much (e.g. "1.6× over") */
+  miss?: string;
+}
+
+/** What every bench part can use: the running service and the demo account on it. */
+export interface BenchContext {
+  /** `http://127.0.0.1:<port>` of the service child process */
+  serviceUrl: string;
+  /** URL of the service's database (for fast seeding with SQL) */
+  databaseUrl: string;
+  clientId: number;
+  organizationId: number;
+  readToken: string;
+  writeToken: string;
+  /** seconds of each autocannon throughput run */
+  loadSeconds: number;
+}
+
+/** Results of a bench part, merged into the printed table and docs/performance.md. */
+export interface BenchPartResult {
+  title: string;
+  rows: BenchRow[];
+  targets: TargetCheck[];
+}
+
+/** Picks a free loopback TCP port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A child process that serves HTTP on loopback. */
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** What the process printed so far (for error messages). */
+  output(): string;
+  /** Sends SIGTERM and waits for the exit (SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+function trackChild(child: ChildProcess, url: string): ServerProcess {
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  return {
+    child,
+    url,
+    output: () => output,
+    async stop(graceMs = 30_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Starts `bin/seller-ops.js serve` on the embedded PostgreSQL in `dataDir` (no DATABASE_URL) with request
+ * logs off (`LOG_LEVEL=warn`) and waits for `GET /ready`.
+ * @returns the process and the milliseconds from spawn to the first 200 of `/ready`
+ * @throws when the process exits first or is not ready within 120 s
+ */
+export async function startService(dataDir: string): Promise<{ service: ServerProcess; readyMs: number }> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
+  delete env.DATABASE_URL;
+  delete env.SEED_DEMO;
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/seller-ops.js'), 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const service = trackChild(child, `http://127.0.0.1:${port}`);
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`service exited (${child.exitCode ?? child.signalCode}):\n${service.output()}`);
+    const status = await httpStatus(`${service.url}/ready`);
+    if (status === 200) return { service, readyMs: performance.now() - started };
+    await sleep(10);
+  }
+  await service.stop();
+  throw new Error(`service not ready after 120 s:\n${service.output()}`);
+}
+
+function httpStatus(url: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode));
+    });
+    request.on('error', () => resolve(undefined));
+    request.setTimeout(5_000, () => request.destroy());
+  });
+}
+
+/** A response recorded from the service that the ceiling server replays byte for byte. */
+export interface RecordedResponse {
+  method: 'GET' | 'POST';
+  /** path and query, exactly as requested */
+  url: string;
+  status: number;
+  contentType: string | undefined;
+  body: Buffer;
+}
+
+/**
+ * Starts the ceiling: a bare `node:http` server (bench/ceiling-server.ts, its own process like the service)
+ * that answers each recorded request with the same status, content type, body and a request-id header of the
+ * same size, from memory.
+ */
+export async function startCeiling(responses: RecordedResponse[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'bench/ceiling-server.ts')], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('ceiling server did not start in 10 s')), 10_000);
+    child.once('message', (message: { port: number }) => {
+      clearTimeout(timer);
+      resolve(message.port);
+    });
+    child.once('exit', (code) => reject(new Error(`ceiling server exited with ${code}`)));
+    child.send(
+      responses.map((response) => ({
+        key: `${response.method} ${response.url}`,
+        status: response.status,
+        contentType: response.contentType,
+        body: response.body.toString('base64'),
+      })),
+    );
+  });
+  child.disconnect();
+  return trackChild(child, `http://127.0.0.1:${port}`);
+}
+
+/** Throughput and latency of one autocannon run. */
+export interface LoadResult {
+  connections: number;
+  seconds: number;
+  requests: number;
+  /** mean requests per second */
+  rps: number;
+  /** latency percentiles in ms (autocannon records whole milliseconds) */
+  p50: number;
+  p99: number;
+  /** non-2xx responses, socket errors and timeouts */
+  failures: number;
+}
+
+/** Options of a load run. */
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+}
+
+/** Runs autocannon against `url` for `seconds` (its own timeout bounds every request at 10 s). */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers ?? {},
+    ...(options.body === undefined ? {} : { body: options.body }),
+    connections: options.connections,
+    duration: options.seconds,
+    timeout: 10,
+  });
+  return {
+    connections: options.connections,
+    seconds: options.seconds,
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+/** Latencies of sequential requests on one kept-alive connection, in ms with microsecond resolution. */
+export interface SequentialResult {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** responses other than `expectStatus`, or request errors */
+  failures: number;
+}
+
+/**
+ * Sends requests one after another on one kept-alive connection and times each with `performance.now()`;
+ * stops after `maxCount` requests or `maxSeconds`, whichever comes first.
+ * @param request builds the i-th request (method, path and query, body)
+ */
+export async function runSequential(options: {
+  baseUrl: string;
+  headers?: Record<string, string>;
+  request: (index: number) => { method: 'GET' | 'POST'; path: string; body?: string };
+  maxCount: number;
+  maxSeconds: number;
+  expectStatus?: number;
+}): Promise<SequentialResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const base = new URL(options.baseUrl);
+  const timings: number[] = [];
+  let failures = 0;
+  const deadline = performance.now() + options.maxSeconds * 1000;
+  try {
+    for (let index = 0; index < options.maxCount && performance.now() < deadline; index++) {
+      const { method, path: requestPath, body } = options.request(index);
+      const started = performance.now();
+      const status = await new Promise<number | undefined>((resolve) => {
+        const request = http.request(
+          {
+            host: base.hostname,
+            port: base.port,
+            method,
+            path: requestPath,
+            agent,
+            headers: {
+              ...options.headers,
+              ...(body === undefined
+                ? {}
+                : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+            },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode));
+          },
+        );
+        request.on('error', () => resolve(undefined));
+        request.setTimeout(30_000, () => request.destroy());
+        request.end(body);
+      });
+      timings.push(performance.now() - started);
+      if (status !== (options.expectStatus ?? 200)) failures++;
+    }
+  } finally {
+    agent.destroy();
+  }
+  return {
+    count: timings.length,
+    p50: percentile(timings, 50),
+    p99: percentile(timings, 99),
+    max: Math.max(...timings),
+    failures,
+  };
+}
+
+/** The `p`-th percentile (nearest rank) of `values`; NaN for none. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
+}
+
+/** Resident set size of a process in KiB (`VmRSS` of /proc/<pid>/status). */
+export function rssKiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]);
+}
+
+/**
+ * Memory of the embedded PostgreSQL of `dataDir`: its postmaster (from `pg/postmaster.pid`) and every child
+ * process, as the sum of their proportional set sizes (PSS counts shared buffers once, where a sum of RSS
+ * would count them per process).
+ */
+export function postgresMemory(dataDir: string): { processes: number; pssKiB: number } {
+  const postmaster = Number.parseInt(
+    readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0] ?? '',
+    10,
+  );
+  const pids = [postmaster];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === postmaster) pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  let pssKiB = 0;
+  for (const pid of pids) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      pssKiB += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return { processes: pids.length, pssKiB };
+}
+
+/** Waits `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Formats a number with thousands separators and `digits` decimals. */
+export function formatNumber(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Formats milliseconds: 2 decimals below 10 ms, 1 below 100 ms, none above. */
+export function formatMs(ms: number): string {
+  const digits = ms < 10 ? 2 : ms < 100 ? 1 : 0;
+  return `${formatNumber(ms, digits)} ms`;
+}
+
+/** Calls the service's JSON API with `token`; returns the parsed body. @throws on a non-2xx answer */
+export async function callApi<T>(
+  baseUrl: string,
+  token: string,
+  method: 'GET' | 'POST',
+  pathAndQuery: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(baseUrl + pathAndQuery, {
+    method,
+    headers: {
+      authorization: token,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${pathAndQuery} → ${response.status} ${text.slice(0, 500)}`);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** A "less than" target: met when `value < limit`; otherwise says how far over it is. */
+export function check(
+  target: string,
+  value: number,
+  limit: number,
+  format: (value: number) => string,
+): TargetCheck {
+  const met = value < limit;
+  return {
+    target,
+    measured: format(value),
+    met,
+    ...(met ? {} : { miss: `${formatNumber(value / limit, 2)}× the limit (+${format(value - limit)})` }),
+  };
+}

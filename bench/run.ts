@@ -1,0 +1,99 @@
+/**
+ * `npm run bench`: one run of every benchmark on this machine, printed and recorded in docs/performance.md.
+ *
+ *   npm run bench                 full run (≈ 4 minutes)
+ *   npm run bench -- --no-docs    print only, leave docs/performance.md alone
+ *   BENCH_LOAD_SECONDS=3 npm run bench -- --no-docs   a quicker, noisier run
+ *
+ * The service runs as users run it: `bin/seller-ops.js serve` in a child process on the embedded PostgreSQL
+ * (the default) in a fresh temporary DATA_DIR, request logs off. autocannon runs in this process, so the
+ * load generator never shares the service's event loop; the ceiling server is a child process as well.
+ * An optional `bench/webhooks.ts` exporting `benchWebhooks(context)` is run when present.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
+import { benchInbound } from './inbound.ts';
+import { startService, type BenchContext, type BenchPartResult, type ServerProcess } from './lib.ts';
+import { renderMarkdown, renderText, writeDocs, type RunInfo } from './report.ts';
+import { measureEmbeddedStarts, measureIdleMemory, startupResult } from './startup.ts';
+
+const SETTLE_SECONDS = 5;
+const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 8);
+if (!(loadSeconds >= 1 && loadSeconds <= 60)) throw new Error('BENCH_LOAD_SECONDS must be 1..60');
+const writeDocsFile = !process.argv.includes('--no-docs');
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+/** Signature of the optional webhook bench (bench/webhooks.ts). */
+type BenchWebhooks = (context: BenchContext) => Promise<BenchPartResult>;
+
+async function main(): Promise<void> {
+  const runStarted = performance.now();
+  log('embedded PostgreSQL: first and warm start…');
+  const embedded = await measureEmbeddedStarts();
+
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-bench-'));
+  let service: ServerProcess | undefined;
+  try {
+    log(`service: first start in ${dataDir}…`);
+    const first = await startService(dataDir);
+    await first.service.stop();
+    log('service: warm start…');
+    const warm = await startService(dataDir);
+    service = warm.service;
+    log(`service: ${SETTLE_SECONDS} s idle, then memory…`);
+    const idle = await measureIdleMemory(service, dataDir, SETTLE_SECONDS * 1000);
+
+    const credentials = JSON.parse(await readFile(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
+      clientId: number;
+      organizationId: number;
+      readToken: string;
+      writeToken: string;
+    };
+    const databaseUrl = await runningEmbeddedUrl(dataDir);
+    if (!databaseUrl) throw new Error('cannot find the database of the running service');
+    const context: BenchContext = { serviceUrl: service.url, databaseUrl, loadSeconds, ...credentials };
+
+    const parts: BenchPartResult[] = [await benchInbound(context, log)];
+    const webhooksModule = new URL('./webhooks.ts', import.meta.url);
+    if (existsSync(webhooksModule)) {
+      log('webhooks…');
+      const { benchWebhooks } = (await import(webhooksModule.href)) as { benchWebhooks: BenchWebhooks };
+      parts.push(await benchWebhooks(context));
+    }
+
+    log(`service: ${SETTLE_SECONDS} s idle after the load, then memory…`);
+    const afterLoad = await measureIdleMemory(service, dataDir, SETTLE_SECONDS * 1000);
+    parts.unshift(
+      startupResult({
+        embedded,
+        service: { firstReadyMs: first.readyMs, warmReadyMs: warm.readyMs },
+        idle,
+        afterLoad,
+        settleSeconds: SETTLE_SECONDS,
+      }),
+    );
+
+    const cpus = os.cpus();
+    const info: RunInfo = {
+      date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      cpus: os.availableParallelism(),
+      cpuModel: cpus[0]?.model.trim() ?? 'unknown CPU',
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.versions.node,
+      database: 'embedded PostgreSQL (the default), fresh temporary DATA_DIR',
+      loadSeconds,
+      durationSeconds: Math.round((performance.now() - runStarted) / 1000),
+    };
+    process.stdout.write(`\n${renderText(info, parts)}\n`);
+    if (writeDocsFile) log(`figures written to ${await writeDocs(renderMarkdown(info, parts))}`);
+  } finally {
+    await service?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
