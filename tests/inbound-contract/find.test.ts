@@ -133,25 +133,29 @@ describe('filters', () => {
     expect(await ids()).toEqual(sorted(open, packing, finished, canceled));
   });
 
-  it('date ranges: deliveryDateFrom/To, createdDateFrom/To, modifiedDate/modifiedDateTo', async () => {
+  it('date filters: deliveryDate (a day) and deliveryDateFrom/To, createdDateFrom/To, modifiedDate/modifiedDateTo', async () => {
     const { account, create, ids } = await workspace();
     const march = await create({ deliveryDate: '2024-03-01T09:00:00Z', createdDate: '2024-02-20T09:00:00Z' });
     const april = await create({ deliveryDate: '2024-04-10T09:00:00Z', createdDate: '2024-04-01T09:00:00Z' });
     const may = await create({ deliveryDate: '2024-05-20T09:00:00Z', createdDate: '2024-05-15T09:00:00Z' });
+    const undated = await create();
     expect(
       await ids({ deliveryDateFrom: '2024-04-01T00:00:00Z', deliveryDateTo: '2024-04-30T23:59:59Z' }),
     ).toEqual(sorted(april));
     expect(await ids({ deliveryDateFrom: '2024-04-01T00:00:00Z' })).toEqual(sorted(april, may));
     expect(await ids({ deliveryDateTo: '2024-04-30T23:59:59Z' })).toEqual(sorted(march, april));
-    expect(
-      await ids({ createdDateFrom: '2024-03-01T00:00:00Z', createdDateTo: '2024-04-30T00:00:00Z' }),
-    ).toEqual(sorted(april));
+    expect(await ids({ deliveryDate: '2024-04-10' })).toEqual(sorted(april));
+    expect(await ids({ deliveryDateFrom: '2024-04-11', deliveryDateTo: '2024-05-19' })).toEqual([]);
+    // Whether createdDateFrom/To bound `created` or `createdDate` the spec leaves open: only bounds that exclude
+    // every document under both readings are asserted.
+    expect(await ids({ createdDateFrom: '2100-01-01T00:00:00Z' })).toEqual([]);
+    expect(await ids({ createdDateTo: '2000-01-01T00:00:00Z' })).toEqual([]);
 
     expect(await ids({ modifiedDate: '2100-01-01T00:00:00Z' })).toEqual([]);
     expect(await ids({ modifiedDateTo: '2000-01-01T00:00:00Z' })).toEqual([]);
     const current = (await findOrders(t.app, account.readToken, { ids: [may.id] })).rows[0];
     expect(await ids({ modifiedDate: String(current?.modifiedDate) })).toContain(may.id);
-    expect(await ids({ modifiedDateTo: '2100-01-01T00:00:00Z' })).toEqual(sorted(march, april, may));
+    expect(await ids({ modifiedDateTo: '2100-01-01T00:00:00Z' })).toEqual(sorted(march, april, may, undated));
   });
 });
 
