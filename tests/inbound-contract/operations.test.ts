@@ -630,6 +630,8 @@ describe('POST /api/inbound/status (bulk)', () => {
     const good = await newOrder();
     expectValidation(await bulk([good.id], 'LOST'), 'status');
     expectValidation(await bulk([]), 'body');
+    // Up to 10,000 ids per call (D5.4).
+    expectValidation(await bulk(Array.from({ length: 10_001 }, (_, index) => good.id + index)), 'body');
     expectValidation(await bulk(['abc']), '0');
     expectValidation(await bulk(`[${good.id}, 9007199254740993]`), /^(body|1)$/);
   });
