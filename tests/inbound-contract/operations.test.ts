@@ -159,6 +159,23 @@ describe('POST /api/inbound/ (create)', () => {
     });
   });
 
+  it('computes totalPrice exactly to 0.01, never with binary floating-point drift (D5.3)', async () => {
+    const order = await createOrder(
+      t.app,
+      account.writeToken,
+      createBody({
+        products: [
+          productLine({ quantity: 3, price: 0.1 }),
+          productLine({ quantity: 1, price: 0.2 }),
+          productLine({ quantity: 7, price: 19_999_999.99 }),
+        ],
+      }),
+    );
+    expect(order.totalQuantity).toBe(11);
+    // 3 × 0.10 + 0.20 + 7 × 19,999,999.99; summed in binary floating point this would be 140000000.42999998.
+    expect(order.totalPrice).toBe(140_000_000.43);
+  });
+
   it('requires type and organizationId, and refuses an unknown type (D5.1, D3.2)', async () => {
     const create = (payload: unknown) =>
       send(t.app, account.writeToken, { method: 'POST', url: '/api/inbound/', payload });
@@ -756,7 +773,8 @@ describe('cargo places: POST /api/inbound/updateOrderPackage and GET /api/inboun
         { number: 'BAD', items: [{ orderProductId: elsewhere.products?.[0]?.id, quantity: 1 }] },
       ],
     });
-    expectValidation(response, /orderProductId/);
+    // The second cargo place's first item is the offending field, as a dotted path (D3.2).
+    expectValidation(response, '1.items.0.orderProductId');
     expect(await snapshot(t.app, account.readToken, created.id)).toEqual(before);
   });
 
