@@ -40,7 +40,10 @@ CREATE TABLE inbound_order (
 -- Keyset/offset listing per client, newest first; deleted documents are hidden by default (D5.5).
 CREATE INDEX inbound_order_client_id_idx ON inbound_order (client_id, id DESC) WHERE NOT deleted;
 CREATE INDEX inbound_order_client_status_idx ON inbound_order (client_id, status, id DESC) WHERE NOT deleted;
+-- find?deleted=true lists only deleted documents (D5.5): a small partial index of its own.
+CREATE INDEX inbound_order_client_deleted_idx ON inbound_order (client_id, id DESC) WHERE deleted;
 CREATE INDEX inbound_order_client_modified_idx ON inbound_order (client_id, modified_date);
+CREATE INDEX inbound_order_client_external_idx ON inbound_order (client_id, external_order_id);
 
 CREATE TABLE inbound_order_product (
   id bigserial PRIMARY KEY,
@@ -126,3 +129,5 @@ CREATE TABLE stock_ledger (
   UNIQUE (order_product_id, reason)
 );
 CREATE INDEX stock_ledger_client_product_idx ON stock_ledger (client_id, product_id, warehouse_id);
+-- removeIncomeStock reads one document's receiving rows.
+CREATE INDEX stock_ledger_order_idx ON stock_ledger (order_id);

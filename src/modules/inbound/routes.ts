@@ -1,5 +1,351 @@
-/** Routes of the inbound group (spec §4.1). */
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+/**
+ * Routes of the inbound group (spec §4.1), registered under `/api/inbound`. Thin: validated input → principal →
+ * one service call → presenter. Bodies are `application/hal+json` (D5.11); "empty" operations answer 200 with
+ * no body. Static paths (`/find`, `/status`, `/getOrderPackage`…) win over `/:orderId` in Fastify's router.
+ */
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Runtime } from '../../runtime.ts';
+import { errorResponses, parseId } from '../../http/schemas.ts';
+import type { MarkingStatus, OrderStatus } from './enums.ts';
+import { InboundFindService } from './find.service.ts';
+import { OrderCache } from './order-cache.ts';
+import { PackageService } from './packages.service.ts';
+import { InboundService } from './service.ts';
+import {
+  BulkStatusBody,
+  DeleteQuery,
+  FindResponseOrder,
+  MarkingStatusQuery,
+  Order,
+  OrderCreateBody,
+  OrderFilterQuery,
+  OrderFindQuery,
+  OrderGetQuery,
+  OrderIdParams,
+  OrderIdQuery,
+  OrderPackage,
+  OrderPatchBody,
+  OrderProduct,
+  OrderProductInput,
+  PackagesBody,
+  PageFindResponseOrderHistory,
+  StatusQuery,
+  TotalDivergence,
+} from './schemas.ts';
 
-export const inboundRoutes: FastifyPluginAsyncTypebox<{ runtime: Runtime }> = async () => {};
+const HAL = 'application/hal+json; charset=utf-8';
+const tags = ['inbound'];
+const Empty = Type.Null({ description: 'Empty body' });
+const errors = { ...errorResponses, 409: Type.Ref('ErrorResponse') };
+
+/** Ends an "empty" operation: 200 with no body. */
+const empty = (reply: FastifyReply) => reply.code(200).send();
+
+/** Registers the sixteen operations of spec §4.1 with their shared document cache. */
+export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> = (app, { runtime }, done) => {
+  const cache = new OrderCache();
+  cache.attach(runtime.notifier);
+  const baseUrl = runtime.config.publicBaseUrl;
+  const orders = new InboundService(runtime, cache);
+  const packages = new PackageService(orders, runtime.database.db, baseUrl);
+  const lists = new InboundFindService(runtime.database.db, baseUrl);
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a document',
+        body: OrderCreateBody,
+        response: { 200: Order, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply.type(HAL).send(await orders.create(request.principal, request.body as OrderCreateBody)),
+  );
+
+  app.patch(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Change a document',
+        body: OrderPatchBody,
+        response: { 200: Order, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply.type(HAL).send(await orders.patch(request.principal, request.body as OrderPatchBody)),
+  );
+
+  app.get(
+    '/find',
+    {
+      schema: {
+        tags,
+        summary: 'Find documents',
+        querystring: OrderFindQuery,
+        response: { 200: FindResponseOrder, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply.type(HAL).send(await lists.find(request.principal, request.query as OrderFindQuery, request.url)),
+  );
+
+  app.get(
+    '/getOrderPackage',
+    {
+      schema: {
+        tags,
+        summary: 'Cargo places of a document',
+        querystring: OrderIdQuery,
+        response: { 200: Type.Array(OrderPackage), ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply.type(HAL).send(await packages.list(request.principal, parseId('order', request.query.orderId))),
+  );
+
+  app.post(
+    '/updateOrderPackage',
+    {
+      schema: {
+        tags,
+        summary: 'Replace the cargo places of a document',
+        querystring: OrderIdQuery,
+        body: PackagesBody,
+        response: { 200: Empty, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await packages.replace(
+        request.principal,
+        parseId('order', request.query.orderId),
+        request.body as OrderPackage[],
+      );
+      return empty(reply);
+    },
+  );
+
+  app.post(
+    '/setOrderMarkingStatus',
+    {
+      schema: {
+        tags,
+        summary: 'Set the marking status',
+        querystring: MarkingStatusQuery,
+        response: { 200: Empty, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await orders.setMarkingStatus(
+        request.principal,
+        parseId('order', request.query.orderId),
+        request.query.status as MarkingStatus,
+      );
+      return empty(reply);
+    },
+  );
+
+  app.post(
+    '/removeIncomeStock',
+    {
+      schema: {
+        tags,
+        summary: 'Remove the stock created at receiving',
+        querystring: OrderIdQuery,
+        response: { 200: Empty, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await orders.removeIncomeStock(request.principal, parseId('order', request.query.orderId));
+      return empty(reply);
+    },
+  );
+
+  app.post(
+    '/status',
+    {
+      schema: {
+        tags,
+        summary: 'Set the status of several documents (all or nothing)',
+        querystring: StatusQuery,
+        body: BulkStatusBody,
+        response: { 200: Empty, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await orders.setStatusBulk(request.principal, request.body, request.query.status as OrderStatus);
+      return empty(reply);
+    },
+  );
+
+  app.get(
+    '/:orderId',
+    {
+      schema: {
+        tags,
+        summary: 'A document with its products',
+        params: OrderIdParams,
+        querystring: OrderGetQuery,
+        response: { 200: Order, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const body = await orders.getOrderBody(
+        request.principal,
+        parseId('order', request.params.orderId),
+        request.query,
+      );
+      // A ready JSON string: Fastify sends it as is (no second serialization).
+      return reply.type(HAL).send(body);
+    },
+  );
+
+  app.delete(
+    '/:orderId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a document; deleted=false restores it',
+        params: OrderIdParams,
+        querystring: DeleteQuery,
+        response: { 200: Empty, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await orders.setDeleted(
+        request.principal,
+        parseId('order', request.params.orderId),
+        request.query.deleted !== false,
+      );
+      return empty(reply);
+    },
+  );
+
+  app.post(
+    '/:orderId/product',
+    {
+      schema: {
+        tags,
+        summary: 'Add a product',
+        params: OrderIdParams,
+        body: OrderProductInput,
+        response: { 200: OrderProduct, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type(HAL)
+        .send(
+          await orders.addProduct(
+            request.principal,
+            parseId('order', request.params.orderId),
+            request.body as OrderProductInput,
+          ),
+        ),
+  );
+
+  app.put(
+    '/:orderId/product',
+    {
+      schema: {
+        tags,
+        summary: 'Update a product',
+        params: OrderIdParams,
+        body: OrderProductInput,
+        response: { 200: OrderProduct, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type(HAL)
+        .send(
+          await orders.updateProduct(
+            request.principal,
+            parseId('order', request.params.orderId),
+            request.body as OrderProductInput,
+          ),
+        ),
+  );
+
+  app.post(
+    '/:orderId/status',
+    {
+      schema: {
+        tags,
+        summary: 'Set the status of a document',
+        params: OrderIdParams,
+        querystring: StatusQuery,
+        response: { 200: Empty, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await orders.setStatus(
+        request.principal,
+        parseId('order', request.params.orderId),
+        request.query.status as OrderStatus,
+      );
+      return empty(reply);
+    },
+  );
+
+  app.post(
+    '/:orderId/divergence/fix',
+    {
+      schema: {
+        tags,
+        summary: 'Fix divergences',
+        params: OrderIdParams,
+        response: { 200: Empty, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await packages.fix(request.principal, parseId('order', request.params.orderId));
+      return empty(reply);
+    },
+  );
+
+  app.get(
+    '/:orderId/divergence',
+    {
+      schema: {
+        tags,
+        summary: 'Packing divergence',
+        params: OrderIdParams,
+        response: { 200: TotalDivergence, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type(HAL)
+        .send(await packages.divergence(request.principal, parseId('order', request.params.orderId))),
+  );
+
+  app.get(
+    '/:orderId/history',
+    {
+      schema: {
+        tags,
+        summary: 'History of a document, newest first',
+        params: OrderIdParams,
+        querystring: OrderFilterQuery,
+        response: { 200: PageFindResponseOrderHistory, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .type(HAL)
+        .send(
+          await lists.history(
+            request.principal,
+            parseId('order', request.params.orderId),
+            request.query as OrderFilterQuery,
+            request.url,
+          ),
+        ),
+  );
+  done();
+};

@@ -5,7 +5,7 @@
  * Units: `price`/`totalPrice` are decimals with 2 places in the organization's currency (stored exactly);
  * dates are ISO 8601 UTC; ids are int64.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ServiceSchema, StringEnum } from '../../domain/enums.ts';
 import { Int64, Int64String, PagingQuery, RepeatedQuery } from '../../http/schemas.ts';
 import {
@@ -18,8 +18,16 @@ import {
   OrderTypeSchema,
 } from './enums.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+/**
+ * `T | null` as `type: [T's type, 'null']` rather than `anyOf`: with Ajv's type coercion an `anyOf` would turn
+ * `null` into `""` or `0` through its first branch.
+ */
+const Nullable = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({
+    ...schema,
+    type: [schema.type as string, 'null'],
+    ...(Array.isArray(schema.enum) && { enum: [...(schema.enum as unknown[]), null] }),
+  });
 const DateTime = Type.String({ format: 'date-time' });
 const Money = Type.Number({ minimum: 0, maximum: 99_999_999_999_999, description: 'Decimal, 2 places' });
 const Links = Type.Object({ self: Type.Object({ href: Type.String() }) });
@@ -325,12 +333,12 @@ export const OrderFilterQuery = Type.Object({
   deliveryDateTo: Type.Optional(LooseDate),
   createdDateFrom: Type.Optional(LooseDate),
   createdDateTo: Type.Optional(LooseDate),
-  modifiedDate: Type.Optional(DateTime),
-  modifiedDateTo: Type.Optional(DateTime),
-  closeDateFrom: Type.Optional(DateTime),
-  closeDateTo: Type.Optional(DateTime),
-  dateFrom: Type.Optional(DateTime),
-  dateTo: Type.Optional(DateTime),
+  modifiedDate: Type.Optional(LooseDate),
+  modifiedDateTo: Type.Optional(LooseDate),
+  closeDateFrom: Type.Optional(LooseDate),
+  closeDateTo: Type.Optional(LooseDate),
+  dateFrom: Type.Optional(LooseDate),
+  dateTo: Type.Optional(LooseDate),
   incomeId: Type.Optional(Int64Query),
   bindingOrderId: Type.Optional(Int64Query),
   warehouseId: Type.Optional(Int64Query),

@@ -1,0 +1,86 @@
+/**
+ * Reading lists of the inbound group: `find` (D4, D5.10) and a document's `history` (D5.9). The page and the
+ * optional count run concurrently; `withProducts` adds one query for all rows' positions.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Principal } from '../../http/auth.ts';
+import { notFound } from '../../http/errors.ts';
+import { resolveFindCriteria, resolveHistoryCriteria } from './find-filter.ts';
+import { findRepository } from './find.repository.ts';
+import { presentHistory, presentOrder, selfLink, type OrderProductRow } from './presenter.ts';
+import { historyRepository, orderRepository, productRepository } from './repository.ts';
+import type { OrderFindQuery, OrderFilterQuery, Order, OrderHistory } from './schemas.ts';
+
+/** A page of a list response (D4.2) with its HAL link. */
+export interface ListPage<T> {
+  rows: T[];
+  page: number;
+  total?: number;
+  _links: { self: { href: string } };
+}
+
+/** `find` and `history` over one database. */
+export class InboundFindService {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly baseUrl: string,
+  ) {}
+
+  /**
+   * Documents of the caller's client matching the filter set, without positions unless `withProducts=true`;
+   * deleted ones only with `deleted=true`; newest first unless `sortBy`/`ascending` say otherwise.
+   * @param path the request path with its query, for `_links.self`
+   * @throws 400 `error_validation` for a malformed date parameter
+   */
+  async find(principal: Principal, query: OrderFindQuery, path: string): Promise<ListPage<Order>> {
+    const criteria = resolveFindCriteria(query);
+    const [rows, total] = await Promise.all([
+      findRepository.page(this.db, principal.clientId, criteria),
+      criteria.count ? findRepository.count(this.db, principal.clientId, criteria) : undefined,
+    ]);
+    let products: Map<number, OrderProductRow[]> | undefined;
+    if (criteria.withProducts) {
+      products = new Map(rows.map((row) => [row.id, []]));
+      for (const product of await productRepository.listByOrders(
+        this.db,
+        rows.map((row) => row.id),
+      ))
+        products.get(product.order_id)?.push(product);
+    }
+    return {
+      rows: rows.map((row) => presentOrder(row, products?.get(row.id), this.baseUrl)),
+      page: criteria.page,
+      ...(total !== undefined && { total }),
+      _links: selfLink(this.baseUrl, path),
+    };
+  }
+
+  /**
+   * One page of the document's history, newest first; `dateFrom`/`dateTo` bound the change date; the other
+   * filters of the set do not apply to history rows.
+   * @throws 404 `error_not_found`; 400 `error_validation` for a malformed date
+   */
+  async history(
+    principal: Principal,
+    orderId: number,
+    query: OrderFilterQuery,
+    path: string,
+  ): Promise<ListPage<OrderHistory>> {
+    const criteria = resolveHistoryCriteria(query);
+    const order = await orderRepository.find(this.db, principal.clientId, orderId);
+    if (!order) throw notFound('order', orderId);
+    const [rows, total] = await Promise.all([
+      historyRepository.page(this.db, principal.clientId, orderId, { ...criteria, dates: criteria.dates }),
+      criteria.count
+        ? historyRepository.count(this.db, principal.clientId, orderId, criteria.dates)
+        : undefined,
+    ]);
+    return {
+      rows: rows.map(presentHistory),
+      page: criteria.page,
+      ...(total !== undefined && { total }),
+      _links: selfLink(this.baseUrl, path),
+    };
+  }
+}

@@ -1,0 +1,389 @@
+/**
+ * SQL of the inbound documents, their positions, history and receiving stock (spec §4.1, D5). Every query is
+ * scoped by `client_id` (D1.1); callers pass a transaction for mutations. Bulk operations are single statements
+ * over `id = any($ids)` so their cost does not grow with round trips (D5.4).
+ */
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type Kysely,
+  type SqlBool,
+  type Updateable,
+} from 'kysely';
+import type { DB, InboundOrderProductTable, InboundOrderTable } from '../../db/schema.ts';
+import type { DateRange } from './find-filter.ts';
+import type { OrderHistoryRow, OrderProductRow, OrderRow } from './presenter.ts';
+
+/** Values of a document row a change may set (never id, client, version or totals). */
+export type OrderValues = Omit<
+  Updateable<InboundOrderTable>,
+  'id' | 'client_id' | 'version_id' | 'total_quantity' | 'total_price' | 'modified_date'
+>;
+
+/** What a history row records besides the snapshot (D5.9). */
+export interface HistoryEntry {
+  action: string;
+  changes: Record<string, unknown>;
+  userId: number;
+}
+
+const idsParam = (ids: readonly number[]) => sql`${ids}::bigint[]`;
+
+function historyConditions(
+  eb: ExpressionBuilder<DB, 'inbound_order_history'>,
+  clientId: number,
+  orderId: number,
+  dates: DateRange,
+): Array<Expression<SqlBool>> {
+  const conditions = [eb('client_id', '=', clientId), eb('order_id', '=', orderId)];
+  if (dates.from) conditions.push(eb('date', '>=', dates.from));
+  if (dates.to) conditions.push(eb('date', dates.toExclusive ? '<' : '<=', dates.to));
+  return conditions;
+}
+
+/** Documents. */
+export const orderRepository = {
+  /** The document of `clientId` locked for the rest of the transaction; undefined when missing or foreign. */
+  lock: (db: Kysely<DB>, clientId: number, id: number): Promise<OrderRow | undefined> =>
+    db
+      .selectFrom('inbound_order')
+      .selectAll()
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .forUpdate()
+      .executeTakeFirst(),
+
+  /** The document of `clientId`; undefined when missing or foreign. */
+  find: (db: Kysely<DB>, clientId: number, id: number): Promise<OrderRow | undefined> =>
+    db
+      .selectFrom('inbound_order')
+      .selectAll()
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst(),
+
+  /** Documents by id, any client (the ids come from this transaction's own changes). */
+  findMany: (db: Kysely<DB>, ids: readonly number[]): Promise<OrderRow[]> =>
+    db
+      .selectFrom('inbound_order')
+      .selectAll()
+      .where(sql<boolean>`id = any(${idsParam(ids)})`)
+      .execute(),
+
+  /** Locks the listed documents of `clientId` and returns which exist and whether they are deleted. */
+  lockMany: (db: Kysely<DB>, clientId: number, ids: readonly number[]) =>
+    db
+      .selectFrom('inbound_order')
+      .select(['id', 'deleted'])
+      .where('client_id', '=', clientId)
+      .where(sql<boolean>`id = any(${idsParam(ids)})`)
+      .forUpdate()
+      .execute(),
+
+  /** Inserts a document (version 1, totals 0). */
+  insert: (db: Kysely<DB>, values: Insertable<InboundOrderTable>): Promise<OrderRow> =>
+    db.insertInto('inbound_order').values(values).returningAll().executeTakeFirstOrThrow(),
+
+  /**
+   * Applies `values`, increments `version_id` (unless `bump` is false: the insert of a new document), stamps
+   * `modified_date` and, when `recomputeTotals`, sets `total_quantity`/`total_price` from the positions in SQL
+   * (D5.3: totals are never taken from input).
+   */
+  update: (
+    db: Kysely<DB>,
+    id: number,
+    values: OrderValues,
+    options: { recomputeTotals?: boolean; bump?: boolean } = {},
+  ): Promise<OrderRow> =>
+    db
+      .updateTable('inbound_order')
+      .set((eb) => ({
+        ...values,
+        ...(options.bump !== false && {
+          version_id: eb('version_id', '+', 1),
+          modified_date: sql<Date>`now()`,
+        }),
+        ...(options.recomputeTotals && {
+          total_quantity: eb
+            .selectFrom('inbound_order_product')
+            .select(sql<number>`coalesce(sum(quantity), 0)::int`.as('q'))
+            .where('order_id', '=', id),
+          total_price: eb
+            .selectFrom('inbound_order_product')
+            .select(sql<string>`coalesce(sum(quantity * price), 0)`.as('p'))
+            .where('order_id', '=', id),
+        }),
+      }))
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+
+  /**
+   * The document of `clientId` with all its positions, read in one statement (one snapshot, one round trip:
+   * the read path of `GET /api/inbound/{orderId}`).
+   */
+  findWithProducts: async (
+    db: Kysely<DB>,
+    clientId: number,
+    id: number,
+  ): Promise<{ order: OrderRow; products: OrderProductRow[] } | undefined> => {
+    const result = await sql<OrderRow & { products_json: Array<Record<string, unknown>> }>`
+      select o.*, (select coalesce(json_agg(p order by p.id), '[]'::json) from inbound_order_product p
+                   where p.order_id = o.id) as products_json
+      from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`.execute(db);
+    const row = result.rows[0];
+    if (!row) return undefined;
+    const { products_json: json, ...order } = row;
+    const products = json.map(
+      (product) =>
+        ({
+          ...product,
+          price: String(product.price),
+          created_date: new Date(product.created_date as string),
+          last_update_date: new Date(product.last_update_date as string),
+        }) as OrderProductRow,
+    );
+    return { order: order, products };
+  },
+
+  /**
+   * Sets `status` on every listed document of `clientId` whose status differs, in one statement, and appends
+   * their STATUS history rows in the same statement (D5.4, D5.9). A closed status stamps `close_date` and
+   * `close_user_id`.
+   * @returns the changed documents' ids and organizations
+   */
+  setStatus: async (
+    db: Kysely<DB>,
+    clientId: number,
+    ids: readonly number[],
+    status: string,
+    closed: boolean,
+    userId: number,
+  ): Promise<Array<{ id: number; organization_id: number }>> => {
+    const result = await sql<{ id: number; organization_id: number }>`
+      with target as (
+        select id, status as old_status from inbound_order
+        where client_id = ${clientId} and id = any(${idsParam(ids)}) and status <> ${status}
+      ), updated as (
+        update inbound_order o set
+          status = ${status},
+          version_id = o.version_id + 1,
+          modified_date = now(),
+          close_date = case when ${closed}::boolean then now() else o.close_date end,
+          close_user_id = case when ${closed}::boolean then ${userId}::int else o.close_user_id end
+        from target t
+        where o.id = t.id and o.client_id = ${clientId}
+        returning o.*, t.old_status
+      ), history as (
+        insert into inbound_order_history (client_id, order_id, organization_id, user_id, action, changes,
+          order_status, order_type, order_created_date, delivery_date, tracking_number, total_quantity,
+          total_price, version_id)
+        select client_id, id, organization_id, ${userId}, 'STATUS',
+          jsonb_build_object('status', jsonb_build_object('from', old_status, 'to', status)),
+          status, type, created_date, delivery_date, tracking_number, total_quantity, total_price, version_id
+        from updated
+      )
+      select id, organization_id from updated order by id`.execute(db);
+    return result.rows;
+  },
+
+  /**
+   * Records received stock for the listed `INCOME` documents that have none yet (D5.8), in one statement: a
+   * `+quantity` ledger row per position with quantity > 0 at the document's warehouse, `introduced_quantity`
+   * set to the quantity, state RECORDED.
+   */
+  recordIncomeStock: async (db: Kysely<DB>, clientId: number, ids: readonly number[]): Promise<void> => {
+    await sql`
+      with orders as (
+        update inbound_order set income_stock_state = 'RECORDED'
+        where client_id = ${clientId} and id = any(${idsParam(ids)}) and type = 'INCOME'
+          and income_stock_state = 'NONE'
+        returning id, organization_id, warehouse_id
+      ), positions as (
+        update inbound_order_product p set introduced_quantity = p.quantity
+        from orders o where p.order_id = o.id
+        returning p.id, p.order_id, p.product_id, p.quantity, o.organization_id, o.warehouse_id
+      )
+      insert into stock_ledger (client_id, organization_id, warehouse_id, product_id, order_id, order_product_id,
+        quantity, reason)
+      select ${clientId}, organization_id, warehouse_id, product_id, order_id, id, quantity, 'INCOME_RECEIVED'
+      from positions where quantity > 0`.execute(db);
+  },
+
+  /**
+   * Reverses the stock recorded for one document exactly once (D5.8): `-quantity` rows for its INCOME_RECEIVED
+   * rows, `introduced_quantity` 0, state REMOVED.
+   * @returns false when the document had no recorded stock (nothing changed)
+   */
+  removeIncomeStock: async (db: Kysely<DB>, clientId: number, orderId: number): Promise<boolean> => {
+    const result = await sql<{ removed: number }>`
+      with orders as (
+        update inbound_order set income_stock_state = 'REMOVED'
+        where client_id = ${clientId} and id = ${orderId} and income_stock_state = 'RECORDED'
+        returning id
+      ), positions as (
+        update inbound_order_product p set introduced_quantity = 0
+        from orders o where p.order_id = o.id
+        returning p.id
+      ), reversal as (
+        insert into stock_ledger (client_id, organization_id, warehouse_id, product_id, order_id, order_product_id,
+          quantity, reason)
+        select l.client_id, l.organization_id, l.warehouse_id, l.product_id, l.order_id, l.order_product_id,
+          -l.quantity, 'INCOME_REMOVED'
+        from stock_ledger l join orders o on l.order_id = o.id
+        where l.reason = 'INCOME_RECEIVED'
+      )
+      select (select count(*) from orders)::int as removed`.execute(db);
+    return (result.rows[0]?.removed ?? 0) > 0;
+  },
+};
+
+/** Positions (order products). */
+export const productRepository = {
+  /** Positions of the given documents, by document then position id (one query for any number of ids). */
+  listByOrders: (db: Kysely<DB>, orderIds: readonly number[]): Promise<OrderProductRow[]> =>
+    orderIds.length === 0
+      ? Promise.resolve([])
+      : db
+          .selectFrom('inbound_order_product')
+          .selectAll()
+          .where(sql<boolean>`order_id = any(${idsParam(orderIds)})`)
+          .orderBy('order_id')
+          .orderBy('id')
+          .execute(),
+
+  /** Positions of one document by position id; a page when `limit` is given. */
+  listByOrder: (
+    db: Kysely<DB>,
+    orderId: number,
+    page?: { limit: number; offset: number },
+  ): Promise<OrderProductRow[]> => {
+    let query = db
+      .selectFrom('inbound_order_product')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .orderBy('id');
+    if (page) query = query.limit(page.limit).offset(page.offset);
+    return query.execute();
+  },
+
+  /** The position of a document identified by position id or product id. */
+  findInOrder: (
+    db: Kysely<DB>,
+    orderId: number,
+    key: { id: number } | { productId: number },
+  ): Promise<OrderProductRow | undefined> =>
+    db
+      .selectFrom('inbound_order_product')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .$if('id' in key, (query) => query.where('id', '=', (key as { id: number }).id))
+      .$if('productId' in key, (query) =>
+        query.where('product_id', '=', (key as { productId: number }).productId),
+      )
+      .executeTakeFirst(),
+
+  /** Inserts positions (multi-row). */
+  insertMany: (
+    db: Kysely<DB>,
+    rows: Array<Insertable<InboundOrderProductTable>>,
+  ): Promise<OrderProductRow[]> =>
+    rows.length === 0
+      ? Promise.resolve([])
+      : db.insertInto('inbound_order_product').values(rows).returningAll().execute(),
+
+  /** Updates one position and stamps `last_update_date`. */
+  update: (
+    db: Kysely<DB>,
+    id: number,
+    values: Updateable<InboundOrderProductTable>,
+  ): Promise<OrderProductRow> =>
+    db
+      .updateTable('inbound_order_product')
+      .set({ ...values, last_update_date: sql<Date>`now()` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+
+  /**
+   * Sets each position's quantity to its packed quantity where they differ (D5.7), in one statement.
+   * @returns the changed positions with their previous quantity
+   */
+  fixDivergence: async (db: Kysely<DB>, orderId: number) => {
+    const result = await sql<{ product_id: number; from: number; to: number }>`
+      with packed as (
+        select p.id, p.quantity as old_quantity, coalesce(sum(i.quantity), 0)::int as packed
+        from inbound_order_product p
+        left join inbound_order_package_item i on i.order_product_id = p.id
+        where p.order_id = ${orderId}
+        group by p.id
+      )
+      update inbound_order_product p set quantity = packed.packed, last_update_date = now()
+      from packed where p.id = packed.id and packed.packed <> packed.old_quantity
+      returning p.product_id, packed.old_quantity as "from", p.quantity as "to"`.execute(db);
+    return result.rows.sort((a, b) => a.product_id - b.product_id);
+  },
+
+  /** Per position: its quantity and the sum of its cargo place items (D5.7), by position id. */
+  packedQuantities: async (db: Kysely<DB>, orderId: number) => {
+    const result = await sql<OrderProductRow & { packed: number }>`
+      select p.*, coalesce((select sum(i.quantity) from inbound_order_package_item i
+                            where i.order_product_id = p.id), 0)::int as packed
+      from inbound_order_product p where p.order_id = ${orderId} order by p.id`.execute(db);
+    return result.rows;
+  },
+};
+
+/** History snapshots (D5.9). */
+export const historyRepository = {
+  /** Appends the snapshot of `order` (as it is after the change) with what changed. */
+  insert: async (db: Kysely<DB>, order: OrderRow, entry: HistoryEntry): Promise<void> => {
+    await db
+      .insertInto('inbound_order_history')
+      .values({
+        client_id: order.client_id,
+        order_id: order.id,
+        organization_id: order.organization_id,
+        user_id: entry.userId,
+        action: entry.action,
+        changes: JSON.stringify(entry.changes),
+        order_status: order.status,
+        order_type: order.type,
+        order_created_date: order.created_date,
+        delivery_date: order.delivery_date,
+        tracking_number: order.tracking_number,
+        total_quantity: order.total_quantity,
+        total_price: order.total_price,
+        version_id: order.version_id,
+      })
+      .execute();
+  },
+
+  /** One page of a document's history, newest first, optionally within `dates` on `date`. */
+  page: (
+    db: Kysely<DB>,
+    clientId: number,
+    orderId: number,
+    filter: { limit: number; offset: number; dates: DateRange },
+  ): Promise<OrderHistoryRow[]> =>
+    db
+      .selectFrom('inbound_order_history')
+      .selectAll()
+      .where((eb) => eb.and(historyConditions(eb, clientId, orderId, filter.dates)))
+      .orderBy('id', 'desc')
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .execute(),
+
+  /** Number of history rows within the same dates. */
+  count: async (db: Kysely<DB>, clientId: number, orderId: number, dates: DateRange): Promise<number> => {
+    const row = await db
+      .selectFrom('inbound_order_history')
+      .select(sql<number>`count(*)::int`.as('total'))
+      .where((eb) => eb.and(historyConditions(eb, clientId, orderId, dates)))
+      .executeTakeFirstOrThrow();
+    return row.total;
+  },
+};

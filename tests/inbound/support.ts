@@ -1,0 +1,84 @@
+/**
+ * Small HTTP helpers for the inbound semantics tests (tests/inbound): one account per test, requests through
+ * `app.inject`, and JSON bodies of any status.
+ */
+import { randomInt } from 'node:crypto';
+import { expect } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { Runtime } from '../../src/runtime.ts';
+import type { Order } from '../../src/modules/inbound/schemas.ts';
+import { createAccount, type TestAccount } from '../helpers/factories.ts';
+
+/** A request's answer: status, content type and parsed body (undefined when empty). */
+export interface Answer<T = unknown> {
+  status: number;
+  type: string | undefined;
+  raw: string;
+  body: T;
+}
+
+/** A client of the API bound to one account's WRITE token. */
+export interface Caller {
+  account: TestAccount;
+  call<T = Record<string, unknown>>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: unknown,
+  ): Promise<Answer<T>>;
+  /** Creates a document of the account's organization (type INCOME unless given) and expects success. */
+  create(body?: Record<string, unknown>): Promise<Order>;
+  /** Reads a document and expects success. */
+  get(id: number): Promise<Order>;
+}
+
+/** A random product id (no catalog: any int64 identifies a product). */
+export const productId = () => randomInt(1, 2 ** 40);
+
+/** Builds a caller for a fresh account. */
+export async function newCaller(app: FastifyInstance, runtime: Runtime): Promise<Caller> {
+  const account = await createAccount(runtime);
+  const call: Caller['call'] = async (method, url, payload) => {
+    const response = await app.inject({
+      method,
+      url,
+      headers: { authorization: account.writeToken },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+    return {
+      status: response.statusCode,
+      type: response.headers['content-type'] as string | undefined,
+      raw: response.body,
+      body: (response.body === '' ? undefined : response.json()) as never,
+    };
+  };
+  return {
+    account,
+    call,
+    async create(body = {}) {
+      const answer = await call<Order>('POST', '/api/inbound/', {
+        organizationId: account.organizationId,
+        type: 'INCOME',
+        ...body,
+      });
+      expect(answer.status, answer.raw).toBe(200);
+      return answer.body;
+    },
+    async get(id) {
+      const answer = await call<Order>('GET', `/api/inbound/${id}`);
+      expect(answer.status, answer.raw).toBe(200);
+      return answer.body;
+    },
+  };
+}
+
+/** Expects an empty 200. */
+export function expectEmpty(answer: Answer): void {
+  expect(answer.status, answer.raw).toBe(200);
+  expect(answer.raw).toBe('');
+}
+
+/** Expects an error of the spec's model with `code` and (a subset of) `params`. */
+export function expectError(answer: Answer, status: number, code: string, params?: object): void {
+  expect(answer.status, answer.raw).toBe(status);
+  expect(answer.body).toMatchObject({ error: code, ...(params && { params }) });
+}
