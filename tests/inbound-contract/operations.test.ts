@@ -366,6 +366,21 @@ describe('PATCH /api/inbound/', () => {
     expect(await snapshot(t.app, account.readToken, created.id)).toEqual(before);
   });
 
+  it('lets exactly one of two concurrent PATCHes with the same versionId win (D5.2)', async () => {
+    const created = await newOrder();
+    const responses = await Promise.all(
+      ['Left', 'Right'].map((name) => patch({ id: created.id, versionId: created.versionId, name })),
+    );
+    const codes = responses.map((response) => response.statusCode).sort();
+    expect(codes).toEqual([200, 409]);
+    const winner = responses.find((response) => response.statusCode === 200)?.json<Order>();
+    const loser = responses.find((response) => response.statusCode === 409);
+    expectError(loser as NonNullable<typeof loser>, 409, 'error_version_conflict');
+    const read = await getOrder(t.app, account.readToken, created.id);
+    expect(read.name).toBe(winner?.name);
+    expect(read.versionId).toBe(winner?.versionId);
+  });
+
   it('ignores read-only fields (status, totals, deleted) (D5.1)', async () => {
     const created = await newOrder();
     const patched = expectHal<Order>(
@@ -836,6 +851,26 @@ describe('POST /api/inbound/removeIncomeStock', () => {
     expect(positionOf(removed.order, line.productId).introducedQuantity).toBe(0);
     expectEmpty(await remove());
     expect(await snapshot(t.app, account.readToken, created.id)).toEqual(removed);
+  });
+
+  it('reverses the stock once even when two removals run at the same time (D5.8)', async () => {
+    const line = productLine({ quantity: 4, price: 1 });
+    const created = await newOrder([line]);
+    await setStatus(t.app, account.writeToken, created.id, 'FINISHED');
+    const before = await getHistory(t.app, account.readToken, created.id, { count: true });
+    const responses = await Promise.all(
+      [1, 2].map(() =>
+        send(t.app, account.writeToken, {
+          method: 'POST',
+          url: '/api/inbound/removeIncomeStock',
+          query: { orderId: created.id },
+        }),
+      ),
+    );
+    for (const response of responses) expectEmpty(response);
+    const after = await snapshot(t.app, account.readToken, created.id);
+    expect(positionOf(after.order, line.productId).introducedQuantity).toBe(0);
+    expect(after.historyTotal).toBe((before.total ?? 0) + 1);
   });
 
   it('validates orderId (D3.2)', async () => {
