@@ -17,6 +17,7 @@ import { ErrorResponse } from './http/schemas.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { adminRoutes } from './modules/accounts/routes.ts';
 import { inboundRoutes } from './modules/inbound/routes.ts';
+import { webhookRoutes } from './modules/webhook/routes.ts';
 
 /** Options of `buildApp`. */
 export interface BuildAppOptions {
@@ -74,6 +75,7 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
     async (api) => {
       api.addHook('onRequest', authenticationHook(runtime.authenticator));
       await api.register(inboundRoutes, { runtime, prefix: '/inbound' });
+      await api.register(webhookRoutes, { runtime, prefix: '/webhook' });
     },
     { prefix: '/api' },
   );

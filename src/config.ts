@@ -27,6 +27,22 @@ export interface Config {
   cashRegisterBUrl: string | undefined;
   /** Allow webhook targets in private networks (`WEBHOOK_ALLOW_PRIVATE=true`, D9.4). */
   webhookAllowPrivate: boolean;
+  /**
+   * Delays in seconds before each webhook retry (`WEBHOOK_RETRY_SCHEDULE`, comma-separated, decimals allowed;
+   * default `1,5,30,120,600,1800,3600,7200,14400,28800,28800` ≈ 24 h). Each delay gets ±20 % jitter; after the
+   * last one the delivery is FAILED (D9.3).
+   */
+  webhookRetrySchedule: number[];
+  /** Time a receiver has to answer a delivery, in ms (`WEBHOOK_TIMEOUT_MS`, default 10000; D9.3). */
+  webhookTimeoutMs: number;
+  /** Delivery workers per process (`WEBHOOK_WORKERS`, default 4; 0 = this process delivers nothing). */
+  webhookWorkers: number;
+  /** Deliveries each worker fetches and sends concurrently (`WEBHOOK_BATCH_SIZE`, default 50). */
+  webhookBatchSize: number;
+  /** Seconds before an unfinished delivery job of a crashed process is retried (`WEBHOOK_JOB_EXPIRE_SECONDS`, default 60). */
+  webhookJobExpireSeconds: number;
+  /** Seconds between the queue's checks for due retries and expired jobs (`WEBHOOK_POLL_SECONDS`, default 2). */
+  webhookPollSeconds: number;
   /** Create the demo account on first start (`SEED_DEMO`; default true on embedded, false otherwise; D1.5). */
   seedDemo: boolean;
   /** Maximum request body in bytes (`BODY_LIMIT_BYTES`, default 4 MiB). */
@@ -48,6 +64,14 @@ function integer(name: string, value: string | undefined, fallback: number): num
   return parsed;
 }
 
+function seconds(name: string, value: string | undefined, fallback: number[]): number[] {
+  if (value === undefined || value.trim() === '') return fallback;
+  const parsed = value.split(',').map((part) => Number(part.trim()));
+  if (parsed.some((delay) => !Number.isFinite(delay) || delay < 0))
+    throw new Error(`${name} must be comma-separated non-negative seconds, got "${value}"`);
+  return parsed;
+}
+
 /**
  * Reads the settings from `env`.
  * @throws Error when a numeric setting is not a non-negative integer.
@@ -66,6 +90,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cashRegisterAUrl: env.CASH_REGISTER_A_URL || undefined,
     cashRegisterBUrl: env.CASH_REGISTER_B_URL || undefined,
     webhookAllowPrivate: flag(env.WEBHOOK_ALLOW_PRIVATE) ?? false,
+    webhookRetrySchedule: seconds(
+      'WEBHOOK_RETRY_SCHEDULE',
+      env.WEBHOOK_RETRY_SCHEDULE,
+      [1, 5, 30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],
+    ),
+    webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
+    webhookWorkers: integer('WEBHOOK_WORKERS', env.WEBHOOK_WORKERS, 4),
+    webhookBatchSize: Math.max(1, integer('WEBHOOK_BATCH_SIZE', env.WEBHOOK_BATCH_SIZE, 50)),
+    webhookJobExpireSeconds: Math.max(
+      1,
+      integer('WEBHOOK_JOB_EXPIRE_SECONDS', env.WEBHOOK_JOB_EXPIRE_SECONDS, 60),
+    ),
+    webhookPollSeconds: Math.max(1, integer('WEBHOOK_POLL_SECONDS', env.WEBHOOK_POLL_SECONDS, 2)),
     seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),

@@ -8,6 +8,11 @@ import { migrateToLatest } from './db/migrate.ts';
 import { ChangeNotifier } from './db/notifications.ts';
 import { TokenAuthenticator } from './http/auth.ts';
 import type { EventRecorder } from './events/outbox.ts';
+import type PgBoss from 'pg-boss';
+import { startJobQueue } from './jobs/queue.ts';
+import { DeliveryQueue } from './modules/webhook/delivery-queue.ts';
+import { WebhookDispatcher } from './modules/webhook/dispatcher.ts';
+import { WebhookOutbox } from './modules/webhook/outbox.ts';
 
 /** Shared state of one service process. */
 export interface Runtime {
@@ -19,23 +24,46 @@ export interface Runtime {
   authenticator: TokenAuthenticator;
   /** Records change events in the outbox, inside the change's transaction (D9.3). */
   events: EventRecorder;
+  /** The pg-boss job queue on the same database (webhook deliveries). */
+  jobs: PgBoss;
+  /** Delivers webhooks from this process; undefined when workers are off (`workers: false` or WEBHOOK_WORKERS=0). */
+  webhookDispatcher: WebhookDispatcher | undefined;
   /** Closes what `openRuntime` opened, in reverse order. */
   close(): Promise<void>;
 }
 
+/** Options of `openRuntime`. */
+export interface RuntimeOptions {
+  /** Start the background workers (webhook delivery); default true. Jobs are still enqueued when false. */
+  workers?: boolean;
+}
+
 /**
- * Connects to `databaseUrl`, applies pending migrations and starts listening for change notifications.
+ * Connects to `databaseUrl`, applies pending migrations, starts listening for change notifications and starts
+ * the job queue (and, unless `options.workers` is false, the webhook delivery workers).
  * @throws when the database cannot be reached or a migration fails
  */
-export async function openRuntime(config: Config, databaseUrl: string): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  databaseUrl: string,
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
   const database = createDatabase(databaseUrl, config.databasePoolSize);
   try {
     await migrateToLatest(database.db);
     const notifier = new ChangeNotifier(databaseUrl);
     await notifier.start();
     const authenticator = new TokenAuthenticator(database.db, notifier);
-    // TEMPORARY until the webhook module lands its outbox: records nothing.
-    const events: EventRecorder = { record: async () => undefined };
+    const jobs = await startJobQueue(database.pool, {
+      maintenanceIntervalSeconds: config.webhookPollSeconds,
+    });
+    const deliveryQueue = new DeliveryQueue(jobs, config.webhookJobExpireSeconds);
+    const events: EventRecorder = new WebhookOutbox(deliveryQueue);
+    let webhookDispatcher: WebhookDispatcher | undefined;
+    if (options.workers !== false && config.webhookWorkers > 0) {
+      webhookDispatcher = new WebhookDispatcher(jobs, database.db, deliveryQueue, config);
+      await webhookDispatcher.start(notifier);
+    }
     return {
       config,
       databaseUrl,
@@ -43,7 +71,12 @@ export async function openRuntime(config: Config, databaseUrl: string): Promise<
       notifier,
       authenticator,
       events,
+      jobs,
+      webhookDispatcher,
       async close() {
+        // Waits for deliveries in flight; what is cut off is retried after expiry (at-least-once).
+        await jobs.stop({ graceful: true, timeout: config.webhookTimeoutMs + 5_000 });
+        webhookDispatcher?.stop();
         await notifier.close();
         await database.close();
       },

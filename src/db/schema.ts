@@ -180,6 +180,48 @@ export interface StockLedgerTable {
   created_at: CreatedAt;
 }
 
+/** A webhook subscription (D9.1); `types` ⊆ the event kinds of spec §6. */
+export interface WebhookTable {
+  id: Generated<number>;
+  client_id: number;
+  organization_id: number;
+  name: string;
+  url: string;
+  types: string[];
+  secret: string;
+  disabled_at: Timestamp;
+  disabled_reason: string | null;
+  deleted_at: Timestamp;
+  created_at: CreatedAt;
+}
+
+/** An outbox event (D9.3); `id` is the `webhook-id` header, `payload` the exact JSON body. */
+export interface WebhookEventTable {
+  id: Generated<string>;
+  client_id: number;
+  organization_id: number;
+  type: string;
+  entity_id: number;
+  payload: string;
+  created_at: CreatedAt;
+}
+
+/** Delivery state and attempt log of one event to one subscription (D9.3). */
+export interface WebhookDeliveryTable {
+  id: Generated<number>;
+  client_id: number;
+  webhook_id: number;
+  event_id: string;
+  status: Generated<'PENDING' | 'DELIVERED' | 'FAILED' | 'CANCELLED'>;
+  attempts: Generated<number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at: Timestamp;
+  next_attempt_at: Timestamp;
+  delivered_at: Timestamp;
+  created_at: CreatedAt;
+}
+
 /** All tables, keyed by table name. Modules add their tables here as their migrations land. */
 export interface DB {
   client: ClientTable;
@@ -194,4 +236,7 @@ export interface DB {
   inbound_order_package_item: InboundOrderPackageItemTable;
   inbound_order_history: InboundOrderHistoryTable;
   stock_ledger: StockLedgerTable;
+  webhook: WebhookTable;
+  webhook_event: WebhookEventTable;
+  webhook_delivery: WebhookDeliveryTable;
 }

@@ -71,6 +71,11 @@ export const errorCatalog = {
     ru: 'Метод {method} {url} не существует',
     en: 'There is no operation {method} {url}',
   },
+  error_webhook_disabled: {
+    status: 400,
+    ru: 'Вебхук {id} отключён: получатель ответил 410 Gone; создайте новую подписку',
+    en: 'Webhook {id} is disabled: the receiver answered 410 Gone; create a new subscription',
+  },
   error_unknown: {
     status: 500,
     ru: 'Внутренняя ошибка; изменяющий запрос не повторяйте вслепую',

@@ -1,0 +1,54 @@
+/**
+ * The PostgreSQL-backed job queue of the service (pg-boss 10, STYLE §10): jobs live in the `pgboss` schema of the
+ * service's own database, workers take them with `FOR UPDATE SKIP LOCKED` (several processes never run the same
+ * job at once), and a job whose process died is retried once it expires.
+ *
+ * pg-boss runs its SQL on the service's pool; `transactionalDb` lets a service insert jobs inside its own Kysely
+ * transaction, so a job exists exactly when the change that caused it commits (D9.3).
+ */
+import PgBoss from 'pg-boss';
+import { CompiledQuery, type Transaction } from 'kysely';
+import type pg from 'pg';
+import type { DB } from '../db/schema.ts';
+
+/** Settings of the queue's maintenance. */
+export interface JobQueueOptions {
+  /** Seconds between checks for expired jobs and due retries (pg-boss maintenance; ≥ 1). */
+  maintenanceIntervalSeconds: number;
+}
+
+/** The pg-boss adapter that runs pg-boss's SQL inside a Kysely transaction. */
+export function transactionalDb(trx: Transaction<DB>): PgBoss.Db {
+  return {
+    executeSql: async (text, values) => {
+      const result = await trx.executeQuery(CompiledQuery.raw(text, values));
+      return { rows: result.rows };
+    },
+  };
+}
+
+/**
+ * Creates and starts pg-boss on `pool` (creating or migrating its schema under an advisory lock, so concurrent
+ * processes do it once). Cron scheduling is off: the service has no cron jobs.
+ * @throws when the database cannot be reached or the schema cannot be created
+ */
+export async function startJobQueue(pool: pg.Pool, options: JobQueueOptions): Promise<PgBoss> {
+  const boss = new PgBoss({
+    db: { executeSql: (text, values) => pool.query(text, values) },
+    schedule: false,
+    supervise: true,
+    maintenanceIntervalSeconds: options.maintenanceIntervalSeconds,
+    // Completed jobs carry nothing the service reads again (the delivery log is in webhook_delivery).
+    archiveCompletedAfterSeconds: 60,
+    deleteAfterDays: 1,
+  });
+  // Errors of background maintenance are retried at its next run; they must not crash the process.
+  boss.on('error', () => undefined);
+  await boss.start();
+  return boss;
+}
+
+/** Creates the standard-policy queue `name` unless it exists (job options are set per job). */
+export async function ensureQueue(boss: PgBoss, name: string): Promise<void> {
+  if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, policy: 'standard' });
+}

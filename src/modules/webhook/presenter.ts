@@ -1,0 +1,42 @@
+/** Maps webhook rows to their API shapes; the secret leaves only through `presentCreatedWebhook`. */
+import type { Selectable } from 'kysely';
+import type { WebhookDeliveryTable, WebhookTable } from '../../db/schema.ts';
+import type { EventType } from '../../events/outbox.ts';
+import type { CreatedWebhook, Webhook, WebhookDelivery } from './schemas.ts';
+
+/** A subscription without its secret. */
+export const presentWebhook = (row: Selectable<WebhookTable>): Webhook => ({
+  id: row.id,
+  name: row.name,
+  url: row.url,
+  clientId: row.client_id,
+  organizationId: row.organization_id,
+  types: row.types as EventType[],
+  enabled: row.disabled_at === null,
+  disabledReason: row.disabled_reason,
+});
+
+/** The create response: the subscription and its secret (D9.1). */
+export const presentCreatedWebhook = (row: Selectable<WebhookTable>): CreatedWebhook => ({
+  ...presentWebhook(row),
+  secret: row.secret,
+});
+
+/** A delivery with the kind and entity of its event. */
+export const presentDelivery = (
+  row: Selectable<WebhookDeliveryTable> & { type: string; entity_id: number },
+): WebhookDelivery => ({
+  id: row.id,
+  webhookId: row.webhook_id,
+  eventId: row.event_id,
+  eventType: row.type as EventType,
+  entityId: row.entity_id,
+  status: row.status,
+  attempts: row.attempts,
+  lastStatusCode: row.last_status_code,
+  lastError: row.last_error,
+  lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+  nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
+  deliveredAt: row.delivered_at?.toISOString() ?? null,
+  createdAt: row.created_at.toISOString(),
+});

@@ -1,0 +1,229 @@
+/**
+ * SQL of the webhook group (D9): subscriptions, outbox events and the delivery log. Every query an API call makes
+ * is scoped by the caller's `client_id`; the dispatcher's queries go by delivery id (it works for every client).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+/** Terminal and pending states of a delivery. */
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
+
+/** Subscriptions. A deleted one (`deleted_at`) is invisible to the API; a disabled one gets no deliveries. */
+export const webhookRepository = {
+  insert: (
+    db: Kysely<DB>,
+    values: {
+      client_id: number;
+      organization_id: number;
+      name: string;
+      url: string;
+      types: string[];
+      secret: string;
+    },
+  ) => db.insertInto('webhook').values(values).returningAll().executeTakeFirstOrThrow(),
+
+  /** The client's subscriptions that are not deleted, oldest first. */
+  listOfClient: (db: Kysely<DB>, clientId: number) =>
+    db
+      .selectFrom('webhook')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .execute(),
+
+  /** The subscription if it belongs to `clientId` and is not deleted. */
+  findOfClient: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
+      .selectFrom('webhook')
+      .selectAll()
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst(),
+
+  /** Marks the subscription deleted; undefined when it is unknown, foreign or already deleted. */
+  softDelete: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
+      .updateTable('webhook')
+      .set({ deleted_at: sql<Date>`now()` })
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst(),
+
+  /** Live (not deleted, not disabled) subscriptions of the given clients: the outbox's hot-path query. */
+  liveOfClients: (db: Kysely<DB>, clientIds: number[]) =>
+    db
+      .selectFrom('webhook')
+      .select(['id', 'client_id', 'organization_id', 'types'])
+      .where('client_id', 'in', clientIds)
+      .where('deleted_at', 'is', null)
+      .where('disabled_at', 'is', null)
+      .execute(),
+
+  /** Stops deliveries to a subscription whose receiver answered 410 Gone. */
+  disable: (db: Kysely<DB>, id: number, reason: string) =>
+    db
+      .updateTable('webhook')
+      .set({ disabled_at: sql<Date>`now()`, disabled_reason: reason })
+      .where('id', '=', id)
+      .where('disabled_at', 'is', null)
+      .execute(),
+};
+
+/** One outbox event row. */
+export interface EventInsert {
+  id: string;
+  client_id: number;
+  organization_id: number;
+  type: string;
+  entity_id: number;
+  payload: string;
+}
+
+/** A delivery loaded for sending, with what the request needs. */
+export interface DispatchRow {
+  id: number;
+  status: DeliveryStatus;
+  attempts: number;
+  webhook_id: number;
+  url: string;
+  secret: string;
+  webhook_live: boolean;
+  event_id: string;
+  type: string;
+  payload: string;
+}
+
+/** The outcome of one attempt, as stored on the delivery row. */
+export interface AttemptRecord {
+  id: number;
+  /** `attempts` the job expected; a row that moved on meanwhile is left alone (stale job). */
+  expectedAttempts: number;
+  status: DeliveryStatus;
+  statusCode: number | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+}
+
+/** Events and deliveries. */
+export const deliveryRepository = {
+  insertEvents: (db: Kysely<DB>, rows: EventInsert[]) =>
+    db.insertInto('webhook_event').values(rows).execute(),
+
+  /** Inserts PENDING deliveries due now; returns their ids. */
+  insertDeliveries: async (
+    db: Kysely<DB>,
+    rows: Array<{ client_id: number; webhook_id: number; event_id: string }>,
+  ) => (await db.insertInto('webhook_delivery').values(rows).returning('id').execute()).map((row) => row.id),
+
+  /** Cancels the subscription's pending deliveries (deleted or disabled subscription). */
+  cancelPending: (db: Kysely<DB>, webhookId: number, reason: string) =>
+    db
+      .updateTable('webhook_delivery')
+      .set({ status: 'CANCELLED', next_attempt_at: null, last_error: reason })
+      .where('webhook_id', '=', webhookId)
+      .where('status', '=', 'PENDING')
+      .execute(),
+
+  /** Loads deliveries with their subscription and event for the dispatcher. */
+  loadForDispatch: (db: Kysely<DB>, ids: number[]): Promise<DispatchRow[]> =>
+    db
+      .selectFrom('webhook_delivery as d')
+      .innerJoin('webhook as w', 'w.id', 'd.webhook_id')
+      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+      .select([
+        'd.id',
+        'd.status',
+        'd.attempts',
+        'd.webhook_id',
+        'w.url',
+        'w.secret',
+        sql<boolean>`w.deleted_at is null and w.disabled_at is null`.as('webhook_live'),
+        'e.id as event_id',
+        'e.type',
+        'e.payload',
+      ])
+      .where('d.id', 'in', ids)
+      .execute(),
+
+  /**
+   * Stores attempt outcomes (one statement); a row is updated only while it is PENDING with the expected attempt
+   * count, so a stale or concurrent job never records twice.
+   * @returns the rows updated, with their new attempt count
+   */
+  recordAttempts: async (db: Kysely<DB>, records: AttemptRecord[]) => {
+    if (records.length === 0) return [];
+    const result = await sql<{ id: number; attempts: number; status: DeliveryStatus }>`
+      update webhook_delivery d set
+        attempts = d.attempts + 1,
+        status = v.status,
+        last_status_code = v.status_code,
+        last_error = v.error,
+        last_attempt_at = now(),
+        next_attempt_at = v.next_attempt_at,
+        delivered_at = v.delivered_at
+      from unnest(
+        ${records.map((r) => r.id)}::bigint[],
+        ${records.map((r) => r.expectedAttempts)}::int[],
+        ${records.map((r) => r.status)}::text[],
+        ${records.map((r) => r.statusCode)}::int[],
+        ${records.map((r) => r.error)}::text[],
+        ${records.map((r) => r.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
+        ${records.map((r) => r.deliveredAt?.toISOString() ?? null)}::timestamptz[]
+      ) as v(id, expected_attempts, status, status_code, error, next_attempt_at, delivered_at)
+      where d.id = v.id and d.attempts = v.expected_attempts and d.status = 'PENDING'
+      returning d.id, d.attempts, d.status`.execute(db);
+    return result.rows;
+  },
+
+  /** A page of a subscription's deliveries, newest first, with the event kind and entity. */
+  pageOfWebhook: (db: Kysely<DB>, clientId: number, webhookId: number, limit: number, offset: number) =>
+    db
+      .selectFrom('webhook_delivery as d')
+      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+      .selectAll('d')
+      .select(['e.type', 'e.entity_id'])
+      .where('d.client_id', '=', clientId)
+      .where('d.webhook_id', '=', webhookId)
+      .orderBy('d.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+
+  countOfWebhook: async (db: Kysely<DB>, clientId: number, webhookId: number) =>
+    Number(
+      (
+        await db
+          .selectFrom('webhook_delivery')
+          .select((eb) => eb.fn.countAll<string>().as('count'))
+          .where('client_id', '=', clientId)
+          .where('webhook_id', '=', webhookId)
+          .executeTakeFirstOrThrow()
+      ).count,
+    ),
+
+  /** One delivery with its event, if it belongs to that client's subscription. */
+  findOfWebhook: (db: Kysely<DB>, clientId: number, webhookId: number, deliveryId: number) =>
+    db
+      .selectFrom('webhook_delivery as d')
+      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+      .selectAll('d')
+      .select(['e.type', 'e.entity_id'])
+      .where('d.id', '=', deliveryId)
+      .where('d.client_id', '=', clientId)
+      .where('d.webhook_id', '=', webhookId)
+      .executeTakeFirst(),
+
+  /** Makes a delivery PENDING and due now (manual redelivery); returns the row. */
+  reopen: (db: Kysely<DB>, deliveryId: number) =>
+    db
+      .updateTable('webhook_delivery')
+      .set({ status: 'PENDING', next_attempt_at: sql<Date>`now()` })
+      .where('id', '=', deliveryId)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+};

@@ -1,0 +1,108 @@
+/**
+ * Routes of the webhook group (spec §4.4, decision D9), registered under `/api/webhook`: list and create at
+ * `/api/webhook/`, delete at `/api/webhook/{webhookId}`, and the delivery log (issue 3).
+ * GET needs a READ or WRITE token, every other method a WRITE token (D2.3).
+ */
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Runtime } from '../../runtime.ts';
+import { errorResponses, parseId } from '../../http/schemas.ts';
+import { DeliveryQueue } from './delivery-queue.ts';
+import { WebhookService } from './service.ts';
+import {
+  CreatedWebhook,
+  DeliveriesQuery,
+  DeliveryParams,
+  Webhook,
+  WebhookCreateBody,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookParams,
+} from './schemas.ts';
+
+export const webhookRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> = (app, { runtime }, done) => {
+  const { config } = runtime;
+  const webhooks = new WebhookService(
+    runtime.database.db,
+    new DeliveryQueue(runtime.jobs, config.webhookJobExpireSeconds),
+    { allowPrivate: config.webhookAllowPrivate },
+  );
+  app.addSchema(Webhook);
+  app.addSchema(WebhookDelivery);
+  const tags = ['webhook'];
+
+  app.get(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Webhooks of the client account',
+        response: { 200: Type.Array(Type.Ref('Webhook')), ...errorResponses },
+      },
+    },
+    (request) => webhooks.list(request.principal),
+  );
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags,
+        summary: 'Create a webhook; the response carries the signing secret, shown only once',
+        body: WebhookCreateBody,
+        response: { 200: CreatedWebhook, ...errorResponses },
+      },
+    },
+    (request) => webhooks.create(request.principal, request.body),
+  );
+
+  app.delete(
+    '/:webhookId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook; its pending deliveries are cancelled',
+        params: WebhookParams,
+        response: { ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      await webhooks.delete(request.principal, parseId('webhook', request.params.webhookId));
+      return reply.code(200).send();
+    },
+  );
+
+  app.get(
+    '/:webhookId/deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'Delivery log of a webhook, newest first',
+        params: WebhookParams,
+        querystring: DeliveriesQuery,
+        response: { 200: WebhookDeliveryPage, ...errorResponses },
+      },
+    },
+    (request) =>
+      webhooks.deliveries(request.principal, parseId('webhook', request.params.webhookId), request.query),
+  );
+
+  app.post(
+    '/:webhookId/deliveries/:deliveryId/retry',
+    {
+      schema: {
+        tags,
+        summary: 'Deliver again now (same webhook-id)',
+        params: DeliveryParams,
+        response: { 200: Type.Ref('WebhookDelivery'), ...errorResponses },
+      },
+    },
+    (request) =>
+      webhooks.retry(
+        request.principal,
+        parseId('webhook', request.params.webhookId),
+        parseId('delivery', request.params.deliveryId),
+      ),
+  );
+  done();
+};

@@ -1,0 +1,98 @@
+/**
+ * Schemas of the webhook group (spec §4.4, §6, decision D9). `types` ⊆ the event kinds of spec §6; the secret
+ * appears only in the create response (D9.1). Delivery log rows are an extension of the spec (issue 3).
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../../events/outbox.ts';
+import { StringEnum } from '../../domain/enums.ts';
+import { Int64, Int64String, Page, PagingQuery } from '../../http/schemas.ts';
+
+const DateTime = Type.String({ format: 'date-time' });
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+/** An event kind of spec §6. */
+export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'Event kind' });
+
+/** Body of `POST /api/webhook/` (D9.1). `types` is checked by the service so the error names the field `types`. */
+export const WebhookCreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'Webhook name' }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description:
+      'http(s) address that receives the notifications; private and loopback targets are refused (D9.4)',
+  }),
+  organizationId: Int64({ description: "Organization of the caller's client whose changes are sent" }),
+  types: Type.Array(Type.String(), {
+    description: `Event kinds to receive, at least one of ${EVENT_TYPES.join(', ')}`,
+  }),
+});
+export type WebhookCreateBody = Static<typeof WebhookCreateBody>;
+
+/** A subscription as `GET /api/webhook/` lists it (no secret). */
+export const Webhook = Type.Object(
+  {
+    id: Type.Integer({ format: 'int64' }),
+    name: Type.String(),
+    url: Type.String(),
+    clientId: Type.Integer({ format: 'int64' }),
+    organizationId: Type.Integer({ format: 'int64' }),
+    types: Type.Array(EventTypeSchema),
+    enabled: Type.Boolean({ description: 'false once the receiver answered 410 Gone (no more deliveries)' }),
+    disabledReason: Nullable(Type.String()),
+  },
+  { $id: 'Webhook', title: 'Webhook' },
+);
+export type Webhook = Static<typeof Webhook>;
+
+/** The create response: the subscription plus its signing secret, shown only here. */
+export const CreatedWebhook = Type.Intersect(
+  [
+    Type.Ref('Webhook'),
+    Type.Object({
+      secret: Type.String({
+        description: 'Standard Webhooks signing secret (whsec_ + base64); shown only in this response',
+      }),
+    }),
+  ],
+  { title: 'CreatedWebhook' },
+);
+export type CreatedWebhook = Webhook & { secret: string };
+
+/** States of a delivery. */
+export const DeliveryStatusSchema = StringEnum(['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const, {
+  description: 'PENDING (will be attempted at nextAttemptAt), DELIVERED, FAILED (gave up), CANCELLED',
+});
+
+/** One delivery of one event to one subscription, with its attempt log. */
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.Integer({ format: 'int64' }),
+    webhookId: Type.Integer({ format: 'int64' }),
+    eventId: Type.String({ description: 'The webhook-id header of every attempt' }),
+    eventType: EventTypeSchema,
+    entityId: Type.Integer({ format: 'int64', description: 'Id of the changed entity (order, product)' }),
+    status: DeliveryStatusSchema,
+    attempts: Type.Integer({ description: 'Attempts made so far' }),
+    lastStatusCode: Nullable(Type.Integer({ description: 'HTTP status of the last answer' })),
+    lastError: Nullable(Type.String({ description: 'Why the last attempt failed' })),
+    lastAttemptAt: Nullable(DateTime),
+    nextAttemptAt: Nullable(DateTime),
+    deliveredAt: Nullable(DateTime),
+    createdAt: DateTime,
+  },
+  { $id: 'WebhookDelivery', title: 'WebhookDelivery' },
+);
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+
+/** A page of deliveries (D4.2). */
+export const WebhookDeliveryPage = Page(Type.Ref('WebhookDelivery'), { title: 'WebhookDeliveryPage' });
+export type WebhookDeliveryPage = { rows: WebhookDelivery[]; page: number; total?: number };
+
+/** Query of the delivery log (D4.1). */
+export const DeliveriesQuery = Type.Object(PagingQuery);
+export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
+
+export const WebhookParams = Type.Object({ webhookId: Int64String });
+export const DeliveryParams = Type.Object({ webhookId: Int64String, deliveryId: Int64String });

@@ -1,0 +1,141 @@
+/**
+ * Webhook subscriptions and their delivery log (spec §4.4, §6, decision D9). Every query is scoped by the
+ * caller's client; another client's subscription is indistinguishable from a missing one (D2.5).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { notifyChange } from '../../db/notifications.ts';
+import type { Principal } from '../../http/auth.ts';
+import { AppError, notFound, validationError } from '../../http/errors.ts';
+import { EVENT_TYPES } from '../../events/outbox.ts';
+import { organizationRepository } from '../accounts/repository.ts';
+import type { DeliveryQueue } from './delivery-queue.ts';
+import { WAKE_KEY } from './dispatcher.ts';
+import { deliveryRepository, webhookRepository } from './repository.ts';
+import { presentCreatedWebhook, presentDelivery, presentWebhook } from './presenter.ts';
+import type {
+  CreatedWebhook,
+  DeliveriesQuery,
+  Webhook,
+  WebhookCreateBody,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+} from './schemas.ts';
+import { assertSafeWebhookUrl, UnsafeTargetError } from './url-guard.ts';
+
+/** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** Operations of the webhook group. */
+export class WebhookService {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly queue: DeliveryQueue,
+    private readonly options: { allowPrivate: boolean },
+  ) {}
+
+  /** The client's subscriptions (deleted ones excluded), without secrets. */
+  async list(principal: Principal): Promise<Webhook[]> {
+    return (await webhookRepository.listOfClient(this.db, principal.clientId)).map(presentWebhook);
+  }
+
+  /**
+   * Creates a subscription (D9.1) and returns it with its secret.
+   * @throws 400 `error_validation` on `types` (empty or unknown kind) or `url` (not http(s), or a refused target, D9.4)
+   * @throws 400 `error_organization_not_found` when the organization is not the caller's client's
+   */
+  async create(principal: Principal, body: WebhookCreateBody): Promise<CreatedWebhook> {
+    const types = [...new Set(body.types)];
+    if (types.length === 0) throw validationError('types', 'at least one event kind is required');
+    const unknown = types.find((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+    if (unknown !== undefined)
+      throw validationError('types', `unknown kind ${unknown}; must be one of ${EVENT_TYPES.join(', ')}`);
+    if (!(await organizationRepository.findOfClient(this.db, principal.clientId, body.organizationId))) {
+      throw new AppError('error_organization_not_found', { organizationId: body.organizationId });
+    }
+    try {
+      await assertSafeWebhookUrl(body.url, this.options.allowPrivate);
+    } catch (error) {
+      if (error instanceof UnsafeTargetError) throw validationError('url', error.reason);
+      throw error;
+    }
+    const row = await webhookRepository.insert(this.db, {
+      client_id: principal.clientId,
+      organization_id: body.organizationId,
+      name: body.name,
+      url: body.url,
+      types,
+      secret: generateWebhookSecret(),
+    });
+    return presentCreatedWebhook(row);
+  }
+
+  /**
+   * Deletes a subscription; its pending deliveries are cancelled in the same transaction, so nothing more is sent
+   * (an attempt already in flight may still arrive).
+   * @throws 404 `error_not_found` {entity: 'webhook', id}
+   */
+  async delete(principal: Principal, webhookId: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      if (!(await webhookRepository.softDelete(trx, principal.clientId, webhookId)))
+        throw notFound('webhook', webhookId);
+      await deliveryRepository.cancelPending(trx, webhookId, 'subscription deleted');
+    });
+  }
+
+  /**
+   * A page of the subscription's deliveries, newest first (D4).
+   * @throws 404 `error_not_found` {entity: 'webhook', id}
+   */
+  async deliveries(
+    principal: Principal,
+    webhookId: number,
+    query: DeliveriesQuery,
+  ): Promise<WebhookDeliveryPage> {
+    await this.requireWebhook(principal, webhookId);
+    const limit = query.limit ?? 100;
+    const page = query.page ?? 1;
+    const rows = await deliveryRepository.pageOfWebhook(
+      this.db,
+      principal.clientId,
+      webhookId,
+      limit,
+      (page - 1) * limit,
+    );
+    return {
+      rows: rows.map(presentDelivery),
+      page,
+      ...(query.count && {
+        total: await deliveryRepository.countOfWebhook(this.db, principal.clientId, webhookId),
+      }),
+    };
+  }
+
+  /**
+   * Schedules a new attempt of a delivery now, whatever its state (redelivery, D9.3). The attempt keeps the
+   * event's `webhook-id`.
+   * @throws 404 `error_not_found` for an unknown webhook or delivery
+   * @throws 400 `error_webhook_disabled` when the receiver disabled the subscription with 410 Gone
+   */
+  async retry(principal: Principal, webhookId: number, deliveryId: number): Promise<WebhookDelivery> {
+    const webhook = await this.requireWebhook(principal, webhookId);
+    if (webhook.disabled_at !== null) throw new AppError('error_webhook_disabled', { id: webhookId });
+    return this.db.transaction().execute(async (trx) => {
+      const delivery = await deliveryRepository.findOfWebhook(trx, principal.clientId, webhookId, deliveryId);
+      if (!delivery) throw notFound('delivery', deliveryId);
+      const reopened = await deliveryRepository.reopen(trx, deliveryId);
+      await this.queue.enqueue(trx, [{ deliveryId, attempts: reopened.attempts }]);
+      await notifyChange(trx, 'webhook', WAKE_KEY);
+      return presentDelivery({ ...reopened, type: delivery.type, entity_id: delivery.entity_id });
+    });
+  }
+
+  private async requireWebhook(principal: Principal, webhookId: number) {
+    const webhook = await webhookRepository.findOfClient(this.db, principal.clientId, webhookId);
+    if (!webhook) throw notFound('webhook', webhookId);
+    return webhook;
+  }
+}
