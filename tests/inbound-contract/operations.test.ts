@@ -503,6 +503,7 @@ describe('POST /api/inbound/{orderId}/product (add)', () => {
   it('refuses a negative quantity, a price with 3 decimals, wrong types and a missing productId (D5.3, D3.2)', async () => {
     const created = await newOrder();
     expectValidation(await add(created.id, productLine({ quantity: -2 })), 'quantity');
+    expectValidation(await add(created.id, productLine({ quantity: 1.5 })), 'quantity');
     expectValidation(await add(created.id, productLine({ price: 10.005 })), 'price');
     expectValidation(await add(created.id, productLine({ price: -1 })), 'price');
     expectValidation(await add(created.id, { ...productLine(), quantity: 'six' }), 'quantity');
@@ -832,6 +833,31 @@ describe('POST /api/inbound/setOrderMarkingStatus', () => {
   });
 });
 
+describe('receiving stock at FINISHED (D5.8)', () => {
+  it('records stock only for INCOME documents', async () => {
+    const line = productLine({ quantity: 5, price: 1 });
+    const movement = await createOrder(t.app, account.writeToken, {
+      organizationId: account.organizationId,
+      type: 'MOVEMENT',
+      products: [line],
+    });
+    await setStatus(t.app, account.writeToken, movement.id, 'FINISHED');
+    const read = await getOrder(t.app, account.readToken, movement.id);
+    expect(read.status).toBe('FINISHED');
+    expect(positionOf(read, line.productId).introducedQuantity).toBe(0);
+  });
+
+  it('records the stock once when a document reaches FINISHED again', async () => {
+    const line = productLine({ quantity: 5, price: 1 });
+    const created = await newOrder([line]);
+    await setStatus(t.app, account.writeToken, created.id, 'FINISHED');
+    await setStatus(t.app, account.writeToken, created.id, 'PACKING');
+    await setStatus(t.app, account.writeToken, created.id, 'FINISHED');
+    const read = await getOrder(t.app, account.readToken, created.id);
+    expect(positionOf(read, line.productId).introducedQuantity).toBe(5);
+  });
+});
+
 describe('POST /api/inbound/removeIncomeStock', () => {
   it('reverses the stock received at FINISHED (200, empty) once (D5.8)', async () => {
     const line = productLine({ quantity: 7, price: 3 });
@@ -934,6 +960,21 @@ describe('GET /api/inbound/{orderId}/history', () => {
     expect(counted).toMatchObject({ page: 2, total: 3 });
     expect(counted.rows).toHaveLength(1);
     expect(counted.rows[0]?.id).toBe(page.rows[1]?.id);
+  });
+
+  it('records what changed in each row (D5.9)', async () => {
+    const created = await createOrder(t.app, account.writeToken, createBody({ name: 'Before' }));
+    expectHal<Order>(
+      await send(t.app, account.writeToken, {
+        method: 'PATCH',
+        url: '/api/inbound/',
+        payload: { id: created.id, name: 'After' },
+      }),
+    );
+    const [newest, oldest] = (await getHistory(t.app, account.readToken, created.id)).rows;
+    expect(typeof newest?.action).toBe('string');
+    expect(newest?.action).not.toBe(oldest?.action);
+    expect(newest?.changes).toMatchObject({ name: { from: 'Before', to: 'After' } });
   });
 
   it('validates limit 1..500 and page ≥ 1 (D4.1)', async () => {
