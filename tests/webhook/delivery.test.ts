@@ -1,0 +1,355 @@
+/**
+ * Webhook delivery (D9.2, D9.3) with a real HTTP receiver on loopback: signature, headers, retries with the
+ * same webhook-id, timeout, 410, deletion, rollback, redirects, delivery log and redelivery, send-time guard.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { createAccount, type TestAccount } from '../helpers/factories.ts';
+import type { TestApp } from '../helpers/test-app.ts';
+import {
+  buildWebhookApp,
+  createOwnDatabase,
+  recordEvents,
+  renderStub,
+  startReceiver,
+  type OwnDatabase,
+  type Receiver,
+} from '../fixtures/webhook-kit.ts';
+import { WebhookSender } from '../../src/modules/webhook/sender.ts';
+import type { EventType } from '../../src/events/outbox.ts';
+
+let database: OwnDatabase;
+let t: TestApp;
+let receiver: Receiver;
+let account: TestAccount;
+let nextEntityId = 1;
+
+beforeAll(async () => {
+  database = await createOwnDatabase('webhook_delivery');
+  t = await buildWebhookApp(database.url);
+});
+afterAll(async () => {
+  await t?.close();
+  await database?.drop();
+});
+beforeEach(async () => {
+  await receiver?.close();
+  receiver = await startReceiver();
+  account = await createAccount(t.runtime);
+});
+
+interface Created {
+  id: number;
+  secret: string;
+}
+
+async function subscribe(
+  types: EventType[] = ['CREATE_ORDER'],
+  url = `${receiver.url}/hook`,
+): Promise<Created> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/webhook/',
+    headers: { authorization: account.writeToken },
+    payload: { name: 'test', url, organizationId: account.organizationId, types },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<Created>();
+}
+
+function emit(type: EventType, count = 1, rollback = false): Promise<number[]> {
+  const ids = Array.from({ length: count }, () => nextEntityId++);
+  return recordEvents(
+    t.runtime,
+    { clientId: account.clientId, organizationId: account.organizationId, type },
+    ids,
+    rollback,
+  ).then(() => ids);
+}
+
+interface DeliveryRow {
+  id: number;
+  eventId: string;
+  eventType: string;
+  entityId: number;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+async function deliveries(
+  webhookId: number,
+  query = '',
+): Promise<{ rows: DeliveryRow[]; page: number; total?: number }> {
+  const response = await t.app.inject({
+    method: 'GET',
+    url: `/api/webhook/${webhookId}/deliveries${query}`,
+    headers: { authorization: account.readToken },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json();
+}
+
+/** Waits until every delivery of the webhook has left PENDING. */
+async function settled(webhookId: number): Promise<DeliveryRow[]> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { rows } = await deliveries(webhookId);
+    if (rows.length > 0 && rows.every((row) => row.status !== 'PENDING')) return rows;
+    if (Date.now() > deadline) throw new Error(`deliveries still pending: ${JSON.stringify(rows)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('delivery', () => {
+  it('POSTs the entity with Standard Webhooks headers that the library verifies', async () => {
+    const webhook = await subscribe();
+    const [entityId] = await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length === 1);
+    const [request] = receiver.requests;
+    expect(request).toBeDefined();
+    expect(request!.method).toBe('POST');
+    expect(request!.path).toBe('/hook');
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['user-agent']).toBe('seller-ops-webhooks/1');
+    expect(request!.headers['webhook-event-type']).toBe('CREATE_ORDER');
+    expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    const verified = new Webhook(webhook.secret).verify(request!.body, request!.headers);
+    expect(verified).toEqual(renderStub(entityId!));
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request!.body, request!.headers),
+    ).toThrow();
+
+    const [row] = await settled(webhook.id);
+    expect(row).toMatchObject({
+      eventId: request!.headers['webhook-id'],
+      eventType: 'CREATE_ORDER',
+      entityId,
+      status: 'DELIVERED',
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
+    expect(row!.deliveredAt).not.toBeNull();
+  });
+
+  it('sends only the subscribed kinds of the subscribed organization', async () => {
+    await subscribe(['ORDER_STATUS']);
+    const otherOrganization = await account.addOrganization();
+    await recordEvents(
+      t.runtime,
+      { clientId: account.clientId, organizationId: otherOrganization, type: 'ORDER_STATUS' },
+      [nextEntityId++],
+    );
+    await emit('CREATE_ORDER');
+    const [wanted] = await emit('ORDER_STATUS');
+    await receiver.until((requests) => requests.length >= 1);
+    // The wanted event was recorded last: had the others been sent, they would have arrived before it settled.
+    const rows = await t.runtime.database.db
+      .selectFrom('webhook_delivery')
+      .selectAll()
+      .where('client_id', '=', account.clientId)
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(receiver.requests[0]!.body)).toEqual(renderStub(wanted!));
+  });
+
+  it('retries after a 500 with the same webhook-id and signs every attempt', async () => {
+    const webhook = await subscribe();
+    receiver.answer = (_request, index) => (index === 0 ? 500 : 200);
+    await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length === 2);
+    const [first, second] = receiver.requests;
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(second!.body).toBe(first!.body);
+    new Webhook(webhook.secret).verify(second!.body, second!.headers);
+    const [row] = await settled(webhook.id);
+    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2, lastStatusCode: 200 });
+  });
+
+  it('retries after a timeout', async () => {
+    const webhook = await subscribe();
+    receiver.answer = (_request, index) => (index === 0 ? 'hang' : 204);
+    await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length === 2);
+    expect(receiver.requests[1]!.headers['webhook-id']).toBe(receiver.requests[0]!.headers['webhook-id']);
+    const [row] = await settled(webhook.id);
+    expect(row).toMatchObject({ status: 'DELIVERED', attempts: 2, lastStatusCode: 204 });
+  });
+
+  it('does not follow redirects and gives up after the schedule, keeping the attempt log', async () => {
+    const webhook = await subscribe();
+    receiver.answer = () => 302;
+    await emit('CREATE_ORDER');
+    const [row] = await settled(webhook.id);
+    // 1 attempt + 3 retries of WEBHOOK_RETRY_SCHEDULE=0.05,0.05,0.05.
+    expect(row).toMatchObject({
+      status: 'FAILED',
+      attempts: 4,
+      lastStatusCode: 302,
+      lastError: 'HTTP 302',
+      nextAttemptAt: null,
+    });
+    expect(receiver.requests.map((request) => request.path)).toEqual(['/hook', '/hook', '/hook', '/hook']);
+
+    // Redelivery on request: a new attempt now, with the same webhook-id.
+    receiver.answer = () => 200;
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhook/${webhook.id}/deliveries/${row!.id}/retry`,
+      headers: { authorization: account.writeToken },
+    });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.json()).toMatchObject({ id: row!.id, status: 'PENDING' });
+    await receiver.until((requests) => requests.length === 5);
+    expect(receiver.requests[4]!.headers['webhook-id']).toBe(row!.eventId);
+    const [after] = await settled(webhook.id);
+    expect(after).toMatchObject({ status: 'DELIVERED', attempts: 5, lastStatusCode: 200 });
+  });
+
+  it('disables the subscription on 410 and cancels its pending deliveries', async () => {
+    const webhook = await subscribe();
+    receiver.answer = () => 410;
+    await emit('CREATE_ORDER');
+    const [row] = await settled(webhook.id);
+    expect(row).toMatchObject({ status: 'FAILED', attempts: 1, lastStatusCode: 410 });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/webhook/',
+      headers: { authorization: account.readToken },
+    });
+    expect(list.json()).toEqual([expect.objectContaining({ id: webhook.id, enabled: false })]);
+    await emit('CREATE_ORDER', 3);
+    expect((await deliveries(webhook.id)).rows).toHaveLength(1);
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhook/${webhook.id}/deliveries/${row!.id}/retry`,
+      headers: { authorization: account.writeToken },
+    });
+    expect(retry.statusCode).toBe(400);
+    expect(retry.json()).toMatchObject({ error: 'error_webhook_disabled' });
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('sends nothing more to a deleted subscription, and cancels what was pending', async () => {
+    const deleted = await subscribe();
+    const barrier = await subscribe(['CREATE_ORDER'], `${receiver.url}/barrier`);
+    receiver.answer = (request) => (request.path === '/hook' ? 503 : 200);
+    await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.some((request) => request.path === '/hook'));
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/webhook/${deleted.id}`,
+      headers: { authorization: account.writeToken },
+    });
+    expect(response.statusCode).toBe(200);
+    const hookRequestsAtDelete = receiver.requests.filter((request) => request.path === '/hook').length;
+    await emit('CREATE_ORDER', 2);
+    await receiver.until(
+      (requests) => requests.filter((request) => request.path === '/barrier').length === 3,
+    );
+    await settled(barrier.id);
+    const rows = await t.runtime.database.db
+      .selectFrom('webhook_delivery')
+      .select(['status'])
+      .where('webhook_id', '=', deleted.id)
+      .execute();
+    expect(rows).toEqual([{ status: 'CANCELLED' }]);
+    // At most an attempt that was already in flight when the delete committed.
+    expect(receiver.requests.filter((request) => request.path === '/hook').length).toBeLessThanOrEqual(
+      hookRequestsAtDelete + 1,
+    );
+  });
+
+  it('emits nothing for a rolled-back change', async () => {
+    const webhook = await subscribe();
+    const [rolledBack] = await emit('CREATE_ORDER', 1, true);
+    const [committed] = await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length >= 1);
+    const rows = await settled(webhook.id);
+    expect(rows.map((row) => row.entityId)).toEqual([committed]);
+    expect(receiver.requests.map((request) => (JSON.parse(request.body) as { id: number }).id)).toEqual([
+      committed,
+    ]);
+    const events = await t.runtime.database.db
+      .selectFrom('webhook_event')
+      .select('id')
+      .where('entity_id', '=', rolledBack!)
+      .execute();
+    expect(events).toEqual([]);
+  });
+
+  it('delivers a burst of events once each and pages the delivery log', async () => {
+    const webhook = await subscribe();
+    const ids = await emit('CREATE_ORDER', 120);
+    await receiver.until((requests) => new Set(requests.map((r) => r.headers['webhook-id'])).size === 120);
+    expect(
+      new Set(receiver.requests.map((request) => (JSON.parse(request.body) as { id: number }).id)),
+    ).toEqual(new Set(ids));
+    await settled(webhook.id);
+    const first = await deliveries(webhook.id, '?limit=50&page=1&count=true');
+    const third = await deliveries(webhook.id, '?limit=50&page=3');
+    expect(first.total).toBe(120);
+    expect(first.rows).toHaveLength(50);
+    expect(third.rows).toHaveLength(20);
+    expect(third.page).toBe(3);
+    expect(first.rows[0]!.id).toBeGreaterThan(first.rows[1]!.id);
+    const bad = await t.app.inject({
+      method: 'GET',
+      url: `/api/webhook/${webhook.id}/deliveries?limit=501`,
+      headers: { authorization: account.readToken },
+    });
+    expect(bad.json()).toMatchObject({ error: 'error_validation', params: { field: 'limit' } });
+  });
+
+  it('hides another client’s delivery log and deliveries', async () => {
+    const webhook = await subscribe();
+    await emit('CREATE_ORDER');
+    const [row] = await settled(webhook.id);
+    const other = await createAccount(t.runtime);
+    const log = await t.app.inject({
+      method: 'GET',
+      url: `/api/webhook/${webhook.id}/deliveries`,
+      headers: { authorization: other.readToken },
+    });
+    expect(log.statusCode).toBe(404);
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: `/api/webhook/${webhook.id}/deliveries/${row!.id}/retry`,
+      headers: { authorization: other.writeToken },
+    });
+    expect(retry.statusCode).toBe(404);
+  });
+});
+
+describe('send-time address check', () => {
+  it('refuses loopback targets when sending, for IP literals and for host names', async () => {
+    const sender = new WebhookSender({ timeoutMs: 1_000, allowPrivate: false });
+    try {
+      const message = {
+        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+        eventId: 'msg_1',
+        type: 'ORDER',
+        payload: '{}',
+      };
+      const port = new URL(receiver.url).port;
+      for (const url of [
+        `http://127.0.0.1:${port}/x`,
+        `http://localhost:${port}/x`,
+        `http://[::ffff:127.0.0.1]:${port}/x`,
+      ]) {
+        const outcome = await sender.send({ ...message, url });
+        expect(outcome.delivered, url).toBe(false);
+        expect(outcome.statusCode).toBeNull();
+        expect(outcome.error).toMatch(/target refused/);
+      }
+      expect(receiver.requests).toHaveLength(0);
+    } finally {
+      sender.close();
+    }
+  });
+});
