@@ -72,7 +72,7 @@ describe('create and read', () => {
       }),
       400,
       'error_validation',
-      { field: 'products.[1].productId' },
+      { field: 'products.1.productId' },
     );
   });
 

@@ -24,8 +24,8 @@ export class PackageService {
    * Replaces the document's cargo places (D5.6): places with `packageId` are updated, new ones created, missing
    * ones removed; every item's product is taken from its position. Raises `ORDER`.
    * @throws 404 `error_not_found` (`order`; `orderPackage` for a `packageId` not of this document);
-   *   400 `error_validation` `[i].items.[j].orderProductId` for an item whose position is not of this document,
-   *   `[i].packageId` for a repeated place; 400 `error_order_deleted`
+   *   400 `error_validation` `<i>.items.<j>.orderProductId` for an item whose position is not of this document,
+   *   `<i>.packageId` for a repeated place; 400 `error_order_deleted`
    */
   async replace(principal: Principal, orderId: number, packages: OrderPackage[]): Promise<void> {
     await this.orders.mutate(async (trx, log) => {
@@ -42,7 +42,7 @@ export class PackageService {
         if (input.packageId !== undefined) {
           if (!existing.has(input.packageId)) throw notFound('orderPackage', input.packageId);
           if (seen.has(input.packageId))
-            throw validationError(`[${index}].packageId`, 'the cargo place is listed twice');
+            throw validationError(`${index}.packageId`, 'the cargo place is listed twice');
           seen.add(input.packageId);
         }
         writes.push({
@@ -57,7 +57,7 @@ export class PackageService {
           const productId = productOf.get(item.orderProductId);
           if (productId === undefined)
             throw validationError(
-              `[${index}].items.[${itemIndex}].orderProductId`,
+              `${index}.items.${itemIndex}.orderProductId`,
               'is not a position of this document',
             );
           items.push({

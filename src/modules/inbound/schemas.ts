@@ -54,6 +54,7 @@ export const OrderProduct = Type.Object(
     createdUser: Nullable(Type.String()),
     createdDate: DateTime,
     lastUpdateDate: DateTime,
+    _links: Type.Optional(Links),
   },
   { $id: 'OrderProduct', title: 'OrderProduct' },
 );

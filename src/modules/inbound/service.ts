@@ -17,7 +17,14 @@ import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { organizationRepository } from '../accounts/repository.ts';
 import { CLOSED_ORDER_STATUSES, type MarkingStatus, type OrderStatus } from './enums.ts';
 import { orderChangeKeys, type OrderCache } from './order-cache.ts';
-import { presentOrder, presentProduct, type OrderProductRow, type OrderRow } from './presenter.ts';
+import {
+  orderPath,
+  presentOrder,
+  presentProduct,
+  selfLink,
+  type OrderProductRow,
+  type OrderRow,
+} from './presenter.ts';
 import { orderRenderer } from './render.ts';
 import { historyRepository, orderRepository, productRepository, type OrderValues } from './repository.ts';
 import type {
@@ -204,14 +211,14 @@ export class InboundService {
    * Creates a document (D5.1): status CREATED, marking status UNKNOWN, version 1, optional positions.
    * Raises `CREATE_ORDER`.
    * @throws 400 `error_organization_not_found` when the organization is not the caller's;
-   *   400 `error_validation` for a position without `productId` (`products.[i].productId`), a repeated
-   *   product, or a price with more than 2 decimals (`products.[i].price`)
+   *   400 `error_validation` for a position without `productId` (`products.<i>.productId`), a repeated
+   *   product, or a price with more than 2 decimals (`products.<i>.price`)
    */
   async create(principal: Principal, body: OrderCreateBody): Promise<Order> {
     const products = body.products ?? [];
     const seen = new Set<number>();
     const rows = products.map((input, index) => {
-      const field = `products.[${index}]`;
+      const field = `products.${index}`;
       if (input.productId === undefined) throw validationError(`${field}.productId`, 'is required');
       if (seen.has(input.productId))
         throw validationError(`${field}.productId`, 'the document already has a position of this product');
@@ -352,7 +359,7 @@ export class InboundService {
         changes: { [`products.${productId}`]: { from: null, to: positionState(position) } },
         recomputeTotals: true,
       });
-      return presentProduct(position);
+      return { ...presentProduct(position), _links: selfLink(this.baseUrl, `${orderPath(orderId)}/product`) };
     });
   }
 
@@ -381,7 +388,8 @@ export class InboundService {
       const changed = Object.entries(values).some(
         ([column, value]) => String(position[column as keyof OrderProductRow]) !== String(value),
       );
-      if (!changed) return before;
+      const links = selfLink(this.baseUrl, `${orderPath(orderId)}/product`);
+      if (!changed) return { ...before, _links: links };
       const updated = await productRepository.update(trx, position.id, values);
       await this.commitChange(trx, log, principal, order, {
         action: 'PRODUCT_UPDATE',
@@ -390,7 +398,7 @@ export class InboundService {
         },
         recomputeTotals: true,
       });
-      return presentProduct(updated);
+      return { ...presentProduct(updated), _links: links };
     });
   }
 
