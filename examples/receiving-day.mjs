@@ -164,7 +164,7 @@ async function api(method, pathAndQuery, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    fail(`${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.message})`);
+    fail(`${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.cause?.message ?? error.message})`);
   }
   const text = await response.text();
   const parsed = text === '' ? undefined : JSON.parse(text);
@@ -237,7 +237,13 @@ function heading(text) {
 function table(columns, rows) {
   const cells = [columns, ...rows].map((row) => row.map((cell) => String(cell ?? '')));
   const widths = columns.map((_, index) => Math.max(...cells.map((row) => row[index].length)));
-  for (const row of cells) console.log(row.map((cell, index) => cell.padEnd(widths[index])).join('  '));
+  for (const row of cells)
+    console.log(
+      row
+        .map((cell, index) => cell.padEnd(widths[index]))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 function fail(message) {
