@@ -1,0 +1,168 @@
+/**
+ * Delivery guarantees across real service processes (D9.3): a service SIGKILLed while deliveries are in flight
+ * loses no event once it is started again (duplicates allowed, counted and reported), and two services sharing
+ * one database deliver every event between them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  spawnService,
+  stopService,
+  waitUntilReady,
+  type ServiceProcess,
+} from '../helpers/service-process.ts';
+import { TEST_ADMIN_TOKEN } from '../helpers/test-app.ts';
+import {
+  createOwnDatabase,
+  startReceiver,
+  WEBHOOK_TEST_ENV,
+  type OwnDatabase,
+  type Receiver,
+} from '../fixtures/webhook-kit.ts';
+
+let database: OwnDatabase;
+let receiver: Receiver;
+const started: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  database = await createOwnDatabase('webhook_processes');
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  for (const service of started) await stopService(service);
+  await receiver?.close();
+  await database?.drop();
+});
+
+async function start(): Promise<ServiceProcess> {
+  const service = await spawnService({
+    DATABASE_URL: database.url,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SEED_DEMO: 'false',
+    ...WEBHOOK_TEST_ENV,
+    // Receivers here answer in time: only a crash may cause a redelivery.
+    WEBHOOK_TIMEOUT_MS: '10000',
+    WEBHOOK_JOB_EXPIRE_SECONDS: '2',
+  });
+  started.push(service);
+  await waitUntilReady(service);
+  return service;
+}
+
+async function call<T>(
+  service: ServiceProcess,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${service.url}${path}`, {
+    method,
+    headers: { authorization: token, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** Creates an account through the admin API and subscribes `path` of the receiver to CREATE_ORDER. */
+async function accountWithSubscription(service: ServiceProcess, path: string) {
+  const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
+  const client = await call<{ id: number }>(service, 'POST', '/admin/clients', admin, {
+    name: 'webhook processes',
+  });
+  const organization = await call<{ id: number }>(
+    service,
+    'POST',
+    `/admin/clients/${client.id}/organizations`,
+    admin,
+    {
+      name: 'org',
+    },
+  );
+  const user = await call<{ id: number }>(service, 'POST', `/admin/clients/${client.id}/users`, admin, {
+    name: 'u',
+  });
+  const { token } = await call<{ token: string }>(service, 'POST', `/admin/users/${user.id}/tokens`, admin, {
+    access: 'WRITE',
+  });
+  await call(service, 'POST', '/api/webhook/', token, {
+    name: path,
+    url: `${receiver.url}${path}`,
+    organizationId: organization.id,
+    types: ['CREATE_ORDER'],
+  });
+  return { token, organizationId: organization.id };
+}
+
+/** Creates `count` documents, `parallel` at a time, spread over `services`; returns their ids. */
+async function createDocuments(
+  services: ServiceProcess[],
+  account: { token: string; organizationId: number },
+  count: number,
+  parallel = 16,
+): Promise<number[]> {
+  const ids: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      const service = services[index % services.length] as ServiceProcess;
+      const order = await call<{ id: number }>(service, 'POST', '/api/inbound/', account.token, {
+        organizationId: account.organizationId,
+        type: 'INCOME',
+        name: `webhook process test ${index}`,
+      });
+      ids.push(order.id);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return ids;
+}
+
+/** Ids of the orders the receiver got on `path`, and how many requests were duplicates of a webhook-id. */
+function received(path: string) {
+  const requests = receiver.requests.filter((request) => request.path === path);
+  const eventIds = new Set(requests.map((request) => request.headers['webhook-id']));
+  const orderIds = new Set(requests.map((request) => (JSON.parse(request.body) as { id: number }).id));
+  return { orderIds, events: eventIds.size, duplicates: requests.length - eventIds.size };
+}
+
+describe('webhook delivery across processes', () => {
+  it('delivers every CREATE_ORDER after a SIGKILL during deliveries (duplicates allowed)', async () => {
+    const path = '/crash';
+    // Slow answers keep many deliveries in flight when the process dies.
+    receiver.answer = (request) =>
+      request.path === path ? new Promise((resolve) => setTimeout(() => resolve(200), 300)) : 200;
+    const first = await start();
+    const account = await accountWithSubscription(first, path);
+    const ids = await createDocuments([first], account, 200);
+    expect(ids).toHaveLength(200);
+    await receiver.until((requests) => requests.filter((request) => request.path === path).length >= 20);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const deliveredBeforeCrash = received(path).events;
+
+    await start();
+    await receiver.until(() => received(path).orderIds.size === 200, 60_000);
+    const { orderIds, events, duplicates } = received(path);
+    expect(orderIds).toEqual(new Set(ids));
+    expect(events).toBe(200);
+    process.stdout.write(
+      `crash test: ${deliveredBeforeCrash} events received before SIGKILL, all 200 after restart, ${duplicates} duplicate deliveries\n`,
+    );
+  });
+
+  it('delivers all 1,000 events with two processes sharing one database', async () => {
+    const path = '/two-processes';
+    receiver.answer = () => 200;
+    const [one, two] = [await start(), await start()] as [ServiceProcess, ServiceProcess];
+    const account = await accountWithSubscription(one, path);
+    const ids = await createDocuments([one, two], account, 1000);
+    await receiver.until(() => received(path).orderIds.size === 1000, 60_000);
+    const { orderIds, events, duplicates } = received(path);
+    expect(orderIds).toEqual(new Set(ids));
+    expect(events).toBe(1000);
+    expect(duplicates).toBe(0);
+  });
+});
