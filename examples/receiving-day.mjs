@@ -164,7 +164,9 @@ async function api(method, pathAndQuery, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {
-    fail(`${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.cause?.message ?? error.message})`);
+    fail(
+      `${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.cause?.message ?? error.message})`,
+    );
   }
   const text = await response.text();
   const parsed = text === '' ? undefined : JSON.parse(text);
