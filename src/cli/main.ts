@@ -198,5 +198,6 @@ try {
 } catch (error) {
   if (error instanceof AppError) log(`${error.code}: ${renderMessage(error.code, 'en', error.params)}`);
   else log(error instanceof Error ? error.message : String(error));
-  process.exitCode = 1;
+  // Exit explicitly: library exit hooks may otherwise end the process with status 0.
+  process.exit(1);
 }

@@ -28,7 +28,7 @@ import {
 } from './schemas.ts';
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{ runtime: Runtime }> = async (app, { runtime }) => {
-  const accounts = new AccountService(runtime.database.db);
+  const accounts = new AccountService(runtime.database.db, runtime.notifier);
   const adminToken = runtime.config.adminToken;
 
   app.addHook('onRequest', async (request) => {

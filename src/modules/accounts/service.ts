@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { notifyChange } from '../../db/notifications.ts';
+import { notifyChange, type ChangeNotifier } from '../../db/notifications.ts';
 import { generateToken, hashToken } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import {
@@ -43,7 +43,14 @@ import type {
 
 /** Account operations over one database. */
 export class AccountService {
-  constructor(private readonly db: Kysely<DB>) {}
+  /**
+   * @param notifier when given, this process's caches drop a revoked token or changed client at once, before the
+   *   committed notification reaches the other processes
+   */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly notifier?: ChangeNotifier,
+  ) {}
 
   /** Creates a client (account). */
   async createClient(body: ClientCreateBody): Promise<Client> {
@@ -56,7 +63,7 @@ export class AccountService {
 
   /** Renames a client or changes its subscription end (D1.3). */
   async updateClient(clientId: number, body: ClientPatchBody): Promise<Client> {
-    return this.db.transaction().execute(async (trx) => {
+    const client = await this.db.transaction().execute(async (trx) => {
       const row = await clientRepository.update(trx, clientId, {
         ...(body.name !== undefined && { name: body.name }),
         ...(body.subscriptionExpiresAt !== undefined && {
@@ -67,6 +74,8 @@ export class AccountService {
       await notifyChange(trx, 'client', clientId);
       return presentClient(row);
     });
+    this.notifier?.dispatchLocal('client', String(clientId));
+    return client;
   }
 
   /** Adds an organization to a client. */
@@ -114,6 +123,7 @@ export class AccountService {
       await tokenRepository.revoke(trx, tokenId);
       await notifyChange(trx, 'token', tokenId);
     });
+    this.notifier?.dispatchLocal('token', String(tokenId));
   }
 
   /** Stores the marketplace credentials of an organization for one service (a prepared integration). */
