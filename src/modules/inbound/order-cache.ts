@@ -3,13 +3,15 @@
  *
  * Each entry keeps the owning client id, so another client's request misses and gets the database's 404 like a
  * missing id (D2.5). Entries are evicted least-recently-used beyond `maxEntries`. Invalidation: the service
- * calls `ChangeNotifier.dispatchLocal('order', ids)` right after its commit and `notifyChange` inside the
- * transaction for other processes; a lost listener connection drops everything.
+ * calls `invalidate` right after its commit, and `notifyChange(trx, 'order', key)` inside the transaction for
+ * the other processes (keys from `changeKeys`: `<origin>/<id>,<id>,…`; a cache ignores its own origin, whose
+ * entries it already dropped); a lost listener connection drops everything.
  *
  * Race guard: a reader takes `beginRead()` before its query and `store()` keeps the body only if the key was not
  * invalidated since (per-key invalidation epochs), so a read that saw pre-commit data never lands after the
  * invalidation of that commit.
  */
+import { randomUUID } from 'node:crypto';
 import type { ChangeNotifier } from '../../db/notifications.ts';
 
 interface Entry {
@@ -18,24 +20,26 @@ interface Entry {
 }
 
 /** Separator of several ids in one `order` change notification key. */
-export const ORDER_KEY_SEPARATOR = ',';
+const ID_SEPARATOR = ',';
+/** Separator of the origin from the ids in a key. */
+const ORIGIN_SEPARATOR = '/';
 
-/** Maximum length of one notification payload key (PostgreSQL allows < 8000 bytes per payload). */
+/** Maximum length of one notification key (PostgreSQL allows < 8000 bytes per payload). */
 const MAX_KEY_LENGTH = 7_000;
 
-/** Joins ids into as few `order` notification keys as fit the payload limit. */
-export function orderChangeKeys(ids: readonly number[]): string[] {
+/** Joins ids into as few `<origin>/<ids>` notification keys as fit the payload limit. */
+export function orderChangeKeys(ids: readonly number[], origin: string): string[] {
   const keys: string[] = [];
   let current = '';
   for (const id of ids) {
     const text = String(id);
     if (current !== '' && current.length + 1 + text.length > MAX_KEY_LENGTH) {
-      keys.push(current);
+      keys.push(`${origin}${ORIGIN_SEPARATOR}${current}`);
       current = '';
     }
-    current = current === '' ? text : `${current}${ORDER_KEY_SEPARATOR}${text}`;
+    current = current === '' ? text : `${current}${ID_SEPARATOR}${text}`;
   }
-  if (current !== '') keys.push(current);
+  if (current !== '') keys.push(`${origin}${ORIGIN_SEPARATOR}${current}`);
   return keys;
 }
 
@@ -47,21 +51,30 @@ export class OrderCache {
   private epoch = 0;
   /** Reads that began before this epoch may not store (set when everything is dropped). */
   private floor = 0;
+  /** Identifies this cache's own notifications (their entries were dropped at commit already). */
+  readonly origin = randomUUID();
 
   constructor(
     private readonly maxEntries = 20_000,
     private readonly maxTracked = 100_000,
   ) {}
 
-  /** Subscribes to `order` changes (keys: ids joined by `,`) and to listener resets. */
+  /** Subscribes to `order` changes of other origins and to listener resets. */
   attach(notifier: ChangeNotifier): void {
     notifier.on('order', (key) => {
-      for (const part of key.split(ORDER_KEY_SEPARATOR)) {
+      const separator = key.indexOf(ORIGIN_SEPARATOR);
+      if (separator >= 0 && key.slice(0, separator) === this.origin) return;
+      for (const part of key.slice(separator + 1).split(ID_SEPARATOR)) {
         const id = Number(part);
         if (Number.isSafeInteger(id)) this.invalidate(id);
       }
     });
     notifier.onReset(() => this.clear());
+  }
+
+  /** Notification keys announcing that `ids` changed (see `orderChangeKeys`). */
+  changeKeys(ids: readonly number[]): string[] {
+    return orderChangeKeys(ids, this.origin);
   }
 
   /** The cached body of `id` if it belongs to `clientId`; refreshes its recency. */

@@ -16,7 +16,7 @@ import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { organizationRepository } from '../accounts/repository.ts';
 import { CLOSED_ORDER_STATUSES, type MarkingStatus, type OrderStatus } from './enums.ts';
-import { orderChangeKeys, type OrderCache } from './order-cache.ts';
+import type { OrderCache } from './order-cache.ts';
 import {
   orderPath,
   presentOrder,
@@ -140,18 +140,18 @@ export class InboundService {
   }
 
   /**
-   * Runs `work` in one transaction, then records its events and announces its changed documents inside it;
-   * after the commit drops them from this process's cache at once.
+   * Runs `work` in one transaction, then records its events and announces its changed documents to the other
+   * processes inside it; after the commit drops them from this process's cache at once.
    */
   async mutate<T>(work: (trx: Transaction<DB>, log: ChangeLog) => Promise<T>): Promise<T> {
     const log = new ChangeLog();
     const result = await this.db.transaction().execute(async (trx) => {
       const value = await work(trx, log);
       if (log.events.length > 0) await this.runtime.events.record(trx, log.events, this.render);
-      for (const key of orderChangeKeys(log.orderIds)) await notifyChange(trx, 'order', key);
+      for (const key of this.cache.changeKeys(log.orderIds)) await notifyChange(trx, 'order', key);
       return value;
     });
-    for (const key of orderChangeKeys(log.orderIds)) this.runtime.notifier.dispatchLocal('order', key);
+    for (const id of log.orderIds) this.cache.invalidate(id);
     return result;
   }
 

@@ -1,0 +1,119 @@
+/**
+ * The cached read path of `GET /api/inbound/{orderId}`: hits skip the database, every change is visible to
+ * the next GET of the same process, a change made by another process invalidates through notifications, a
+ * foreign client gets the same 404, and a read racing a change never stores stale data.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import { OrderCache, orderChangeKeys } from '../../src/modules/inbound/order-cache.ts';
+import { expectError, newCaller, type Caller } from './support.ts';
+
+let first: TestApp;
+let second: TestApp;
+let c1: Caller;
+beforeAll(async () => {
+  first = await buildTestApp();
+  second = await buildTestApp();
+  c1 = await newCaller(first.app, first.runtime);
+});
+afterAll(async () => {
+  await first.close();
+  await second.close();
+});
+
+/** Changes a document behind the service's back, so only a cache hit still shows the old value. */
+const renameInDatabase = (id: number, name: string) =>
+  first.runtime.database.db.updateTable('inbound_order').set({ name }).where('id', '=', id).execute();
+
+describe('GET cache', () => {
+  it('serves repeated reads from memory and shows a change at the next GET', async () => {
+    const order = await c1.create({ name: 'one' });
+    expect((await c1.get(order.id)).name).toBe('one');
+    await renameInDatabase(order.id, 'behind');
+    expect((await c1.get(order.id)).name).toBe('one');
+    await c1.call('PATCH', '/api/inbound/', { id: order.id, name: 'two' });
+    expect((await c1.get(order.id)).name).toBe('two');
+    await c1.call('POST', `/api/inbound/${order.id}/product`, { productId: 5, quantity: 3 });
+    expect((await c1.get(order.id)).totalQuantity).toBe(3);
+  });
+
+  it("answers a foreign client's read of a cached document with 404", async () => {
+    const order = await c1.create();
+    await c1.get(order.id);
+    const stranger = await newCaller(first.app, first.runtime);
+    expectError(await stranger.call('GET', `/api/inbound/${order.id}`), 404, 'error_not_found', {
+      entity: 'order',
+      id: String(order.id),
+    });
+  });
+
+  it("invalidates this process's entry when another process changes the document", async () => {
+    const order = await c1.create({ name: 'one' });
+    await c1.get(order.id);
+    await renameInDatabase(order.id, 'behind');
+    expect((await c1.get(order.id)).name).toBe('one');
+    const response = await second.app.inject({
+      method: 'PATCH',
+      url: '/api/inbound/',
+      headers: { authorization: c1.account.writeToken },
+      payload: { id: order.id, name: 'from second' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    await vi.waitFor(async () => expect((await c1.get(order.id)).name).toBe('from second'), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+
+  it('invalidates every document of a bulk change made by another process', async () => {
+    const orders = [await c1.create(), await c1.create()];
+    for (const order of orders) await c1.get(order.id);
+    const response = await second.app.inject({
+      method: 'POST',
+      url: '/api/inbound/status?status=SEND',
+      headers: { authorization: c1.account.writeToken },
+      payload: orders.map((order) => order.id),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    for (const order of orders)
+      await vi.waitFor(async () => expect((await c1.get(order.id)).status).toBe('SEND'), {
+        timeout: 10_000,
+        interval: 20,
+      });
+  });
+});
+
+describe('OrderCache', () => {
+  it('refuses to store a read that began before an invalidation of its key or a reset', () => {
+    const cache = new OrderCache();
+    const early = cache.beginRead();
+    cache.invalidate(1);
+    expect(cache.store(1, 10, 'stale', early)).toBe(false);
+    expect(cache.store(2, 10, 'other key', early)).toBe(true);
+    expect(cache.store(1, 10, 'fresh', cache.beginRead())).toBe(true);
+    expect(cache.get(1, 10)).toBe('fresh');
+    expect(cache.get(1, 11)).toBeUndefined();
+    const beforeReset = cache.beginRead();
+    cache.clear();
+    expect(cache.store(3, 10, 'stale', beforeReset)).toBe(false);
+    expect(cache.size).toBe(0);
+  });
+
+  it('evicts the least recently used entry beyond its bound', () => {
+    const cache = new OrderCache(2);
+    const read = cache.beginRead();
+    cache.store(1, 1, 'a', read);
+    cache.store(2, 1, 'b', read);
+    cache.get(1, 1);
+    cache.store(3, 1, 'c', read);
+    expect([cache.get(1, 1), cache.get(2, 1), cache.get(3, 1)]).toEqual(['a', undefined, 'c']);
+  });
+
+  it('packs many ids into notification keys below the payload limit', () => {
+    const ids = Array.from({ length: 10_000 }, (_, index) => 1_000_000_000_000 + index);
+    const keys = orderChangeKeys(ids, 'origin');
+    expect(keys.length).toBeGreaterThan(1);
+    expect(keys.every((key) => key.length < 8_000 && key.startsWith('origin/'))).toBe(true);
+    expect(keys.flatMap((key) => key.slice('origin/'.length).split(',')).map(Number)).toEqual(ids);
+  });
+});
