@@ -63,7 +63,8 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
       security: [{ token: [] }],
     },
     refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
+      buildLocalReference: (json, _baseUri, _fragment, index) =>
+        typeof json.$id === 'string' ? json.$id : `def-${index}`,
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

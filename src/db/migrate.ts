@@ -36,7 +36,7 @@ class SqlFileMigrationProvider implements MigrationProvider {
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider() });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
+  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
   return (results ?? [])
     .filter((result) => result.status === 'Success')
     .map((result) => result.migrationName);

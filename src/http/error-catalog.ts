@@ -94,6 +94,9 @@ export function renderMessage(code: ErrorCode, lang: Lang, params: Record<string
   return errorCatalog[code][lang].replace(/\{(\w+)\}/g, (match, name: string) => {
     const value = params[name];
     if (value === undefined || value === null) return match;
-    return Array.isArray(value) ? value.join(', ') : String(value as string | number);
+    if (Array.isArray(value)) return value.join(', ');
+    return typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value as string | number | boolean | bigint);
   });
 }

@@ -54,7 +54,7 @@ async function createDocument(
       }),
     });
     if (response.status !== 200) return undefined;
-    return (await response.json()).id as number;
+    return ((await response.json()) as { id: number }).id;
   } catch {
     return undefined; // the process was killed mid-request: not acknowledged
   }
