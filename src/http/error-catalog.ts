@@ -95,8 +95,7 @@ export function renderMessage(code: ErrorCode, lang: Lang, params: Record<string
     const value = params[name];
     if (value === undefined || value === null) return match;
     if (Array.isArray(value)) return value.join(', ');
-    return typeof value === 'object'
-      ? JSON.stringify(value)
-      : String(value as string | number | boolean | bigint);
+    if (typeof value === 'string') return value;
+    return typeof value === 'bigint' ? value.toString() : JSON.stringify(value);
   });
 }
