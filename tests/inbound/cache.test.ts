@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
-import { OrderCache, orderChangeKeys } from '../../src/modules/inbound/order-cache.ts';
+import { ResponseCache, orderChangeKeys } from '../../src/modules/inbound/order-cache.ts';
 import { expectError, newCaller, type Caller } from './support.ts';
 
 let first: TestApp;
@@ -83,37 +83,73 @@ describe('GET cache', () => {
   });
 });
 
-describe('OrderCache', () => {
-  it('refuses to store a read that began before an invalidation of its key or a reset', () => {
-    const cache = new OrderCache();
+describe('find cache', () => {
+  it('drops the pages of a client when one of its documents changes, here or in another process', async () => {
+    const caller = await newCaller(first.app, first.runtime);
+    const order = await caller.create({ name: 'listed' });
+    const names = async () =>
+      (
+        await caller.call<{ rows: Array<{ name: string }> }>('GET', '/api/inbound/find?limit=5')
+      ).body.rows.map((row) => row.name);
+    expect(await names()).toEqual(['listed']);
+    await renameInDatabase(order.id, 'behind');
+    expect(await names()).toEqual(['listed']);
+    await caller.call('POST', `/api/inbound/${order.id}/status?status=SEND`);
+    expect(await names()).toEqual(['behind']);
+    const response = await second.app.inject({
+      method: 'POST',
+      url: '/api/inbound/',
+      headers: { authorization: caller.account.writeToken },
+      payload: { organizationId: caller.account.organizationId, type: 'FBS', name: 'from second' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    await vi.waitFor(async () => expect(await names()).toEqual(['from second', 'behind']), {
+      timeout: 10_000,
+      interval: 20,
+    });
+  });
+});
+
+describe('ResponseCache', () => {
+  it('refuses to store a read that began before an invalidation of its group or a reset', () => {
+    const cache = new ResponseCache<number>();
     const early = cache.beginRead();
     cache.invalidate(1);
-    expect(cache.store(1, 10, 'stale', early)).toBe(false);
-    expect(cache.store(2, 10, 'other key', early)).toBe(true);
-    expect(cache.store(1, 10, 'fresh', cache.beginRead())).toBe(true);
+    expect(cache.store(1, 1, 10, 'stale', early)).toBe(false);
+    expect(cache.store(2, 2, 10, 'other group', early)).toBe(true);
+    expect(cache.store(1, 1, 10, 'fresh', cache.beginRead())).toBe(true);
     expect(cache.get(1, 10)).toBe('fresh');
     expect(cache.get(1, 11)).toBeUndefined();
     const beforeReset = cache.beginRead();
     cache.clear();
-    expect(cache.store(3, 10, 'stale', beforeReset)).toBe(false);
+    expect(cache.store(3, 3, 10, 'stale', beforeReset)).toBe(false);
     expect(cache.size).toBe(0);
   });
 
-  it('evicts the least recently used entry beyond its bound', () => {
-    const cache = new OrderCache(2);
+  it('drops every entry of an invalidated group', () => {
+    const cache = new ResponseCache<string>();
     const read = cache.beginRead();
-    cache.store(1, 1, 'a', read);
-    cache.store(2, 1, 'b', read);
+    cache.store('a', 1, 1, 'a', read);
+    cache.store('b', 1, 1, 'b', read);
+    cache.store('c', 2, 2, 'c', read);
+    cache.invalidate(1);
+    expect([cache.get('a', 1), cache.get('b', 1), cache.get('c', 2)]).toEqual([undefined, undefined, 'c']);
+  });
+
+  it('evicts the least recently used entries beyond its size bound', () => {
+    const cache = new ResponseCache<number>(4);
+    const read = cache.beginRead();
+    for (const key of [1, 2]) cache.store(key, key, 1, String(key), read);
     cache.get(1, 1);
-    cache.store(3, 1, 'c', read);
-    expect([cache.get(1, 1), cache.get(2, 1), cache.get(3, 1)]).toEqual(['a', undefined, 'c']);
+    for (const key of [3, 4, 5]) cache.store(key, key, 1, String(key), read);
+    expect([1, 2, 3, 4, 5].map((key) => cache.get(key, 1))).toEqual(['1', undefined, '3', '4', '5']);
   });
 
   it('packs many ids into notification keys below the payload limit', () => {
     const ids = Array.from({ length: 10_000 }, (_, index) => 1_000_000_000_000 + index);
-    const keys = orderChangeKeys(ids, 'origin');
+    const keys = orderChangeKeys('origin', 42, ids);
     expect(keys.length).toBeGreaterThan(1);
-    expect(keys.every((key) => key.length < 8_000 && key.startsWith('origin/'))).toBe(true);
-    expect(keys.flatMap((key) => key.slice('origin/'.length).split(',')).map(Number)).toEqual(ids);
+    expect(keys.every((key) => key.length < 8_000 && key.startsWith('origin/42/'))).toBe(true);
+    expect(keys.flatMap((key) => key.slice('origin/42/'.length).split(',')).map(Number)).toEqual(ids);
   });
 });

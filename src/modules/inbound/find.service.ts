@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
+import type { InboundCaches } from './order-cache.ts';
 import { resolveFindCriteria, resolveHistoryCriteria } from './find-filter.ts';
 import { findRepository } from './find.repository.ts';
 import { presentHistory, presentOrder, selfLink, type OrderProductRow } from './presenter.ts';
@@ -25,7 +26,24 @@ export class InboundFindService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly baseUrl: string,
+    private readonly caches: InboundCaches,
   ) {}
+
+  /**
+   * The serialized `find` page for `query`, from the cache of the client's pages when possible (dropped on any
+   * change of one of the client's documents).
+   * @param path the request path with its query: part of the cache key and `_links.self`
+   * @throws 400 `error_validation` for a malformed date parameter
+   */
+  async findBody(principal: Principal, query: OrderFindQuery, path: string): Promise<string> {
+    const key = `${principal.clientId} ${path}`;
+    const cached = this.caches.lists.get(key, principal.clientId);
+    if (cached !== undefined) return cached;
+    const readStartedAt = this.caches.lists.beginRead();
+    const body = JSON.stringify(await this.find(principal, query, path));
+    this.caches.lists.store(key, principal.clientId, principal.clientId, body, readStartedAt);
+    return body;
+  }
 
   /**
    * Documents of the caller's client matching the filter set, without positions unless `withProducts=true`;

@@ -1,88 +1,55 @@
 /**
- * In-memory cache of serialized `GET /api/inbound/{orderId}` bodies (the fast read path of the inbound group).
+ * In-memory caches of serialized inbound responses: one document per `GET /api/inbound/{orderId}` and one page
+ * per `GET /api/inbound/find` query (the fast read paths of the inbound group).
  *
- * Each entry keeps the owning client id, so another client's request misses and gets the database's 404 like a
- * missing id (D2.5). Entries are evicted least-recently-used beyond `maxEntries`. Invalidation: the service
- * calls `invalidate` right after its commit, and `notifyChange(trx, 'order', key)` inside the transaction for
- * the other processes (keys from `changeKeys`: `<origin>/<id>,<id>,…`; a cache ignores its own origin, whose
- * entries it already dropped); a lost listener connection drops everything.
+ * Each entry keeps its owner (the client id), so another client's request misses and gets the database's 404
+ * like a missing id (D2.5). Entries belong to an invalidation group (a document: its id; a find page: its
+ * client id) and are evicted least-recently-used beyond a size bound in characters.
  *
- * Race guard: a reader takes `beginRead()` before its query and `store()` keeps the body only if the key was not
- * invalidated since (per-key invalidation epochs), so a read that saw pre-commit data never lands after the
- * invalidation of that commit.
+ * Invalidation: the service calls `InboundCaches.invalidate` right after its commit, and
+ * `notifyChange(trx, 'order', key)` inside the transaction with keys from `changeKeys`
+ * (`<origin>/<clientId>/<id>,<id>,…`) for the other processes; a cache set ignores its own origin (already
+ * dropped at commit). A lost listener connection drops everything.
+ *
+ * Race guard: a reader takes `beginRead()` before its query and `store()` keeps the body only if its group was
+ * not invalidated since (per-group invalidation epochs), so a read that saw pre-commit data never lands after
+ * the invalidation of that commit.
  */
 import { randomUUID } from 'node:crypto';
 import type { ChangeNotifier } from '../../db/notifications.ts';
 
 interface Entry {
-  clientId: number;
+  owner: number;
+  group: number;
   body: string;
 }
 
-/** Separator of several ids in one `order` change notification key. */
-const ID_SEPARATOR = ',';
-/** Separator of the origin from the ids in a key. */
-const ORIGIN_SEPARATOR = '/';
-
-/** Maximum length of one notification key (PostgreSQL allows < 8000 bytes per payload). */
-const MAX_KEY_LENGTH = 7_000;
-
-/** Joins ids into as few `<origin>/<ids>` notification keys as fit the payload limit. */
-export function orderChangeKeys(ids: readonly number[], origin: string): string[] {
-  const keys: string[] = [];
-  let current = '';
-  for (const id of ids) {
-    const text = String(id);
-    if (current !== '' && current.length + 1 + text.length > MAX_KEY_LENGTH) {
-      keys.push(`${origin}${ORIGIN_SEPARATOR}${current}`);
-      current = '';
-    }
-    current = current === '' ? text : `${current}${ID_SEPARATOR}${text}`;
-  }
-  if (current !== '') keys.push(`${origin}${ORIGIN_SEPARATOR}${current}`);
-  return keys;
-}
-
-/** LRU cache of serialized documents with invalidation epochs. */
-export class OrderCache {
-  private readonly entries = new Map<number, Entry>();
-  /** Epoch at which each recently changed id was last invalidated. */
+/** LRU cache of serialized bodies with per-group invalidation epochs. */
+export class ResponseCache<K extends string | number> {
+  private readonly entries = new Map<K, Entry>();
+  private readonly keysOfGroup = new Map<number, Set<K>>();
+  /** Epoch at which each recently changed group was last invalidated. */
   private readonly invalidatedAt = new Map<number, number>();
   private epoch = 0;
   /** Reads that began before this epoch may not store (set when everything is dropped). */
   private floor = 0;
-  /** Identifies this cache's own notifications (their entries were dropped at commit already). */
-  readonly origin = randomUUID();
+  private characters = 0;
 
+  /**
+   * @param maxCharacters bound of the bodies' total length
+   * @param maxTracked bound of remembered invalidation epochs (beyond it, reads in flight are refused)
+   */
   constructor(
-    private readonly maxEntries = 20_000,
+    private readonly maxCharacters = 64 * 1024 * 1024,
     private readonly maxTracked = 100_000,
   ) {}
 
-  /** Subscribes to `order` changes of other origins and to listener resets. */
-  attach(notifier: ChangeNotifier): void {
-    notifier.on('order', (key) => {
-      const separator = key.indexOf(ORIGIN_SEPARATOR);
-      if (separator >= 0 && key.slice(0, separator) === this.origin) return;
-      for (const part of key.slice(separator + 1).split(ID_SEPARATOR)) {
-        const id = Number(part);
-        if (Number.isSafeInteger(id)) this.invalidate(id);
-      }
-    });
-    notifier.onReset(() => this.clear());
-  }
-
-  /** Notification keys announcing that `ids` changed (see `orderChangeKeys`). */
-  changeKeys(ids: readonly number[]): string[] {
-    return orderChangeKeys(ids, this.origin);
-  }
-
-  /** The cached body of `id` if it belongs to `clientId`; refreshes its recency. */
-  get(id: number, clientId: number): string | undefined {
-    const entry = this.entries.get(id);
-    if (!entry || entry.clientId !== clientId) return undefined;
-    this.entries.delete(id);
-    this.entries.set(id, entry);
+  /** The cached body of `key` if it belongs to `owner`; refreshes its recency. */
+  get(key: K, owner: number): string | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.owner !== owner) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
     return entry.body;
   }
 
@@ -92,25 +59,31 @@ export class OrderCache {
   }
 
   /**
-   * Caches `body` unless `id` was invalidated (or everything dropped) after `readStartedAt`.
+   * Caches `body` unless `group` was invalidated (or everything dropped) after `readStartedAt`.
    * @returns whether the body was stored
    */
-  store(id: number, clientId: number, body: string, readStartedAt: number): boolean {
-    if (readStartedAt < this.floor || (this.invalidatedAt.get(id) ?? -1) > readStartedAt) return false;
-    this.entries.delete(id);
-    this.entries.set(id, { clientId, body });
-    if (this.entries.size > this.maxEntries) {
+  store(key: K, group: number, owner: number, body: string, readStartedAt: number): boolean {
+    if (readStartedAt < this.floor || (this.invalidatedAt.get(group) ?? -1) > readStartedAt) return false;
+    if (body.length > this.maxCharacters / 4) return false;
+    this.remove(key);
+    this.entries.set(key, { owner, group, body });
+    this.characters += body.length;
+    const keys = this.keysOfGroup.get(group);
+    if (keys) keys.add(key);
+    else this.keysOfGroup.set(group, new Set([key]));
+    while (this.characters > this.maxCharacters) {
       const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+      if (oldest.done) break;
+      this.remove(oldest.value);
     }
     return true;
   }
 
-  /** Drops `id` and refuses stores of reads that began before now. */
-  invalidate(id: number): void {
+  /** Drops every entry of `group` and refuses stores of reads that began before now. */
+  invalidate(group: number): void {
     this.epoch += 1;
-    this.entries.delete(id);
-    this.invalidatedAt.set(id, this.epoch);
+    for (const key of this.keysOfGroup.get(group) ?? []) this.remove(key);
+    this.invalidatedAt.set(group, this.epoch);
     if (this.invalidatedAt.size > this.maxTracked) {
       // Forgetting the epochs is safe only if every read in flight is refused too.
       this.invalidatedAt.clear();
@@ -123,11 +96,85 @@ export class OrderCache {
     this.epoch += 1;
     this.floor = this.epoch;
     this.entries.clear();
+    this.keysOfGroup.clear();
     this.invalidatedAt.clear();
+    this.characters = 0;
   }
 
   /** Number of cached bodies. */
   get size(): number {
     return this.entries.size;
+  }
+
+  private remove(key: K): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.characters -= entry.body.length;
+    const keys = this.keysOfGroup.get(entry.group);
+    keys?.delete(key);
+    if (keys?.size === 0) this.keysOfGroup.delete(entry.group);
+  }
+}
+
+/** Separator of the parts of an `order` change notification key. */
+const PART_SEPARATOR = '/';
+/** Separator of several ids in a key. */
+const ID_SEPARATOR = ',';
+/** Maximum length of one notification key (PostgreSQL allows < 8000 bytes per payload). */
+const MAX_KEY_LENGTH = 7_000;
+
+/** Joins ids into as few `<origin>/<clientId>/<ids>` notification keys as fit the payload limit. */
+export function orderChangeKeys(origin: string, clientId: number, ids: readonly number[]): string[] {
+  const prefix = `${origin}${PART_SEPARATOR}${clientId}${PART_SEPARATOR}`;
+  const keys: string[] = [];
+  let current = '';
+  for (const id of ids) {
+    const text = String(id);
+    if (current !== '' && current.length + 1 + text.length > MAX_KEY_LENGTH) {
+      keys.push(prefix + current);
+      current = '';
+    }
+    current = current === '' ? text : `${current}${ID_SEPARATOR}${text}`;
+  }
+  if (current !== '') keys.push(prefix + current);
+  return keys;
+}
+
+/** The document and find-page caches of one process, invalidated together. */
+export class InboundCaches {
+  /** Serialized documents by id; group = the document id. */
+  readonly documents = new ResponseCache<number>(64 * 1024 * 1024);
+  /** Serialized find pages by `<clientId> <url>`; group = the client id. */
+  readonly lists = new ResponseCache<string>(32 * 1024 * 1024);
+  /** Identifies this process's own notifications. */
+  readonly origin = randomUUID();
+
+  /** Subscribes to `order` changes of other origins and to listener resets. */
+  attach(notifier: ChangeNotifier): void {
+    notifier.on('order', (key) => {
+      const [origin, client, list] = key.split(PART_SEPARATOR);
+      if (origin === this.origin || client === undefined || list === undefined) return;
+      const ids = list
+        .split(ID_SEPARATOR)
+        .map(Number)
+        .filter((id) => Number.isSafeInteger(id));
+      this.invalidate(Number(client), ids);
+    });
+    notifier.onReset(() => {
+      this.documents.clear();
+      this.lists.clear();
+    });
+  }
+
+  /** Drops the given documents of `clientId` and every cached find page of that client. */
+  invalidate(clientId: number, ids: readonly number[]): void {
+    for (const id of ids) this.documents.invalidate(id);
+    this.lists.invalidate(clientId);
+  }
+
+  /** Notification keys announcing that these documents of `clientId` changed. */
+  changeKeys(clientId: number, ids: readonly number[]): string[] {
+    return orderChangeKeys(this.origin, clientId, ids);
   }
 }

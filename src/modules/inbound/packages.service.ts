@@ -28,7 +28,7 @@ export class PackageService {
    *   `<i>.packageId` for a repeated place; 400 `error_order_deleted`
    */
   async replace(principal: Principal, orderId: number, packages: OrderPackage[]): Promise<void> {
-    await this.orders.mutate(async (trx, log) => {
+    await this.orders.mutate(principal, async (trx, log) => {
       const order = await this.orders.lockForChange(trx, principal, orderId);
       const [positions, existing] = await Promise.all([
         productRepository.listByOrder(trx, orderId),
@@ -133,7 +133,7 @@ export class PackageService {
    * @throws 404 `error_not_found`, 400 `error_order_deleted`
    */
   async fix(principal: Principal, orderId: number): Promise<void> {
-    await this.orders.mutate(async (trx, log) => {
+    await this.orders.mutate(principal, async (trx, log) => {
       const order = await this.orders.lockForChange(trx, principal, orderId);
       const changed = await productRepository.fixDivergence(trx, orderId);
       if (changed.length === 0) return;

@@ -10,7 +10,7 @@ import type { Runtime } from '../../runtime.ts';
 import { errorResponses, parseId } from '../../http/schemas.ts';
 import type { MarkingStatus, OrderStatus } from './enums.ts';
 import { InboundFindService } from './find.service.ts';
-import { OrderCache } from './order-cache.ts';
+import { InboundCaches } from './order-cache.ts';
 import { PackageService } from './packages.service.ts';
 import { InboundService } from './service.ts';
 import {
@@ -45,12 +45,12 @@ const empty = (reply: FastifyReply) => reply.code(200).send();
 
 /** Registers the sixteen operations of spec §4.1 with their shared document cache. */
 export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> = (app, { runtime }, done) => {
-  const cache = new OrderCache();
-  cache.attach(runtime.notifier);
+  const caches = new InboundCaches();
+  caches.attach(runtime.notifier);
   const baseUrl = runtime.config.publicBaseUrl;
-  const orders = new InboundService(runtime, cache);
+  const orders = new InboundService(runtime, caches);
   const packages = new PackageService(orders, runtime.database.db, baseUrl);
-  const lists = new InboundFindService(runtime.database.db, baseUrl);
+  const lists = new InboundFindService(runtime.database.db, baseUrl, caches);
 
   app.post(
     '/',
@@ -91,7 +91,9 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
       },
     },
     async (request, reply) =>
-      reply.type(HAL).send(await lists.find(request.principal, request.query as OrderFindQuery, request.url)),
+      reply
+        .type(HAL)
+        .send(await lists.findBody(request.principal, request.query as OrderFindQuery, request.url)),
   );
 
   app.get(

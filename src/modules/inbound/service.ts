@@ -16,7 +16,7 @@ import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { organizationRepository } from '../accounts/repository.ts';
 import { CLOSED_ORDER_STATUSES, type MarkingStatus, type OrderStatus } from './enums.ts';
-import type { OrderCache } from './order-cache.ts';
+import type { InboundCaches } from './order-cache.ts';
 import {
   orderPath,
   presentOrder,
@@ -126,7 +126,7 @@ export class InboundService {
 
   constructor(
     private readonly runtime: Runtime,
-    private readonly cache: OrderCache,
+    private readonly caches: InboundCaches,
   ) {
     this.render = orderRenderer(runtime.config.publicBaseUrl);
   }
@@ -143,15 +143,19 @@ export class InboundService {
    * Runs `work` in one transaction, then records its events and announces its changed documents to the other
    * processes inside it; after the commit drops them from this process's cache at once.
    */
-  async mutate<T>(work: (trx: Transaction<DB>, log: ChangeLog) => Promise<T>): Promise<T> {
+  async mutate<T>(
+    principal: Principal,
+    work: (trx: Transaction<DB>, log: ChangeLog) => Promise<T>,
+  ): Promise<T> {
     const log = new ChangeLog();
     const result = await this.db.transaction().execute(async (trx) => {
       const value = await work(trx, log);
       if (log.events.length > 0) await this.runtime.events.record(trx, log.events, this.render);
-      for (const key of this.cache.changeKeys(log.orderIds)) await notifyChange(trx, 'order', key);
+      for (const key of this.caches.changeKeys(principal.clientId, log.orderIds))
+        await notifyChange(trx, 'order', key);
       return value;
     });
-    for (const id of log.orderIds) this.cache.invalidate(id);
+    if (log.orderIds.length > 0) this.caches.invalidate(principal.clientId, log.orderIds);
     return result;
   }
 
@@ -225,7 +229,7 @@ export class InboundService {
       seen.add(input.productId);
       return { product_id: input.productId, quantity: 0, price: '0.00', ...productValues(field, input) };
     });
-    return this.mutate(async (trx, log) => {
+    return this.mutate(principal, async (trx, log) => {
       await this.checkOrganization(trx, principal, body.organizationId);
       const values: Record<string, unknown> = {};
       const changes: Changes = {};
@@ -263,7 +267,7 @@ export class InboundService {
    * @throws 404, 400 `error_order_deleted`, 409 `error_version_conflict`, 400 `error_organization_not_found`
    */
   async patch(principal: Principal, body: OrderPatchBody): Promise<Order> {
-    return this.mutate(async (trx, log) => {
+    return this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, body.id, { versionId: body.versionId });
       const current = presentOrder(order, undefined, this.baseUrl);
       const values: Record<string, unknown> = {};
@@ -309,13 +313,13 @@ export class InboundService {
       });
       return JSON.stringify(presentOrder(order, products, this.baseUrl));
     }
-    const cached = this.cache.get(id, principal.clientId);
+    const cached = this.caches.documents.get(id, principal.clientId);
     if (cached !== undefined) return cached;
-    const readStartedAt = this.cache.beginRead();
+    const readStartedAt = this.caches.documents.beginRead();
     const found = await orderRepository.findWithProducts(this.db, principal.clientId, id);
     if (!found) throw notFound('order', id);
     const body = JSON.stringify(presentOrder(found.order, found.products, this.baseUrl));
-    this.cache.store(id, principal.clientId, body, readStartedAt);
+    this.caches.documents.store(id, id, principal.clientId, body, readStartedAt);
     return body;
   }
 
@@ -325,7 +329,7 @@ export class InboundService {
    * @throws 404 `error_not_found`
    */
   async setDeleted(principal: Principal, id: number, deleted: boolean): Promise<void> {
-    await this.mutate(async (trx, log) => {
+    await this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, id, { allowDeleted: true });
       if (order.deleted === deleted) return;
       await this.commitChange(trx, log, principal, order, {
@@ -346,7 +350,7 @@ export class InboundService {
     const productId = input.productId;
     if (productId === undefined) throw validationError('productId', 'is required');
     const values = { quantity: 0, price: '0.00', ...productValues('', input) };
-    return this.mutate(async (trx, log) => {
+    return this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, orderId, { versionId: input.versionId });
       if (await productRepository.findInOrder(trx, orderId, { productId }))
         throw validationError('productId', 'the document already has a position of this product');
@@ -377,7 +381,7 @@ export class InboundService {
     if (input.id === undefined && input.productId === undefined)
       throw validationError('id', 'id or productId is required');
     const values = productValues('', input);
-    return this.mutate(async (trx, log) => {
+    return this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, orderId, { versionId: input.versionId });
       const key = input.id !== undefined ? { id: input.id } : { productId: input.productId as number };
       const position = await productRepository.findInOrder(trx, orderId, key);
@@ -408,7 +412,7 @@ export class InboundService {
    * @throws 404 `error_not_found`, 400 `error_order_deleted`
    */
   async setStatus(principal: Principal, id: number, status: OrderStatus): Promise<void> {
-    await this.mutate(async (trx, log) => {
+    await this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, id);
       if (order.status === status) return;
       await this.applyStatus(trx, log, principal, [id], status);
@@ -423,7 +427,7 @@ export class InboundService {
    */
   async setStatusBulk(principal: Principal, requested: number[], status: OrderStatus): Promise<void> {
     const ids = [...new Set(requested)];
-    await this.mutate(async (trx, log) => {
+    await this.mutate(principal, async (trx, log) => {
       const found = new Map(
         (await orderRepository.lockMany(trx, principal.clientId, ids)).map((row) => [row.id, row.deleted]),
       );
@@ -471,7 +475,7 @@ export class InboundService {
    * @throws 404 `error_not_found`, 400 `error_order_deleted`
    */
   async setMarkingStatus(principal: Principal, id: number, status: MarkingStatus): Promise<void> {
-    await this.mutate(async (trx, log) => {
+    await this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, id);
       if (order.marking_status === status) return;
       await this.commitChange(trx, log, principal, order, {
@@ -487,7 +491,7 @@ export class InboundService {
    * @throws 404 `error_not_found`, 400 `error_order_deleted`
    */
   async removeIncomeStock(principal: Principal, id: number): Promise<void> {
-    await this.mutate(async (trx, log) => {
+    await this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, id);
       if (!(await orderRepository.removeIncomeStock(trx, principal.clientId, id))) return;
       await this.commitChange(trx, log, principal, order, {
