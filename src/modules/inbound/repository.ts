@@ -316,7 +316,7 @@ export const productRepository = {
       with packed as (
         select p.id, p.quantity as old_quantity, coalesce(sum(i.quantity), 0)::int as packed
         from inbound_order_product p
-        left join inbound_order_package_item i on i.order_product_id = p.id
+        left join inbound_order_package_item i on i.order_product_id = p.id and i.order_id = ${orderId}
         where p.order_id = ${orderId}
         group by p.id
       )
@@ -329,9 +329,11 @@ export const productRepository = {
   /** Per position: its quantity and the sum of its cargo place items (D5.7), by position id. */
   packedQuantities: async (db: Kysely<DB>, orderId: number) => {
     const result = await sql<OrderProductRow & { packed: number }>`
-      select p.*, coalesce((select sum(i.quantity) from inbound_order_package_item i
-                            where i.order_product_id = p.id), 0)::int as packed
-      from inbound_order_product p where p.order_id = ${orderId} order by p.id`.execute(db);
+      select p.*, coalesce(packed.quantity, 0)::int as packed
+      from inbound_order_product p
+      left join (select order_product_id, sum(quantity) as quantity from inbound_order_package_item
+                 where order_id = ${orderId} group by order_product_id) packed on packed.order_product_id = p.id
+      where p.order_id = ${orderId} order by p.id`.execute(db);
     return result.rows;
   },
 };

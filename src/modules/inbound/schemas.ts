@@ -251,7 +251,9 @@ export const OrderHistory = Type.Object(
 );
 export type OrderHistory = Static<typeof OrderHistory>;
 
+/** `{orderId}` path parameter (int64 text, parsed with `parseId`). */
 export const OrderIdParams = Type.Object({ orderId: Int64String });
+/** `orderId` query parameter of the package, marking and stock operations. */
 export const OrderIdQuery = Type.Object({ orderId: Int64String });
 
 /** Query of `GET /api/inbound/{orderId}`; the stock/set/warehouse options are accepted (no sets or reserves are stored). */
@@ -267,16 +269,21 @@ export const OrderGetQuery = Type.Object({
 });
 export type OrderGetQuery = Static<typeof OrderGetQuery>;
 
+/** `status` query parameter of the status operations. */
 export const StatusQuery = Type.Object({ status: OrderStatusSchema });
+/** Body of the bulk status call: 1..10,000 document ids (D5.4). */
 export const BulkStatusBody = Type.Array(Int64(), {
   minItems: 1,
   maxItems: 10_000,
   description: 'Document ids',
 });
+/** Query of DELETE: `deleted=false` restores (D5.5). */
 export const DeleteQuery = Type.Object({
   deleted: Type.Optional(Type.Boolean({ description: 'false restores a deleted document' })),
 });
+/** Query of `setOrderMarkingStatus`. */
 export const MarkingStatusQuery = Type.Object({ status: MarkingStatusSchema, orderId: Int64String });
+/** Body of `updateOrderPackage`: the complete new list of cargo places (D5.6). */
 export const PackagesBody = Type.Array(OrderPackage, { maxItems: 5_000 });
 
 const Int64Query = Type.Integer({ minimum: 0, format: 'int64' });
