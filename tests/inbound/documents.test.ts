@@ -56,6 +56,17 @@ describe('create and read', () => {
     expect(await c.get(order.id)).toEqual(order);
   });
 
+  it('pages the products of GET with limit/page, bypassing the cache', async () => {
+    const ids = [productId(), productId(), productId()];
+    const order = await c.create({ products: ids.map((id) => ({ productId: id, quantity: 1 })) });
+    await c.get(order.id);
+    const page = await c.call<Order>('GET', `/api/inbound/${order.id}?limit=2&page=2`);
+    expect(page.status, page.raw).toBe(200);
+    expect(page.body.products?.map((row) => row.productId)).toEqual([ids[2]]);
+    expect(page.body.totalQuantity).toBe(3);
+    expect((await c.get(order.id)).products).toHaveLength(3);
+  });
+
   it('refuses an organization of another client and a missing productId', async () => {
     const other = await createAccount(t.runtime);
     expectError(

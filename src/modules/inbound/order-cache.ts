@@ -144,9 +144,9 @@ export function orderChangeKeys(origin: string, clientId: number, ids: readonly 
 /** The document and find-page caches of one process, invalidated together. */
 export class InboundCaches {
   /** Serialized documents by id; group = the document id. */
-  readonly documents = new ResponseCache<number>(64 * 1024 * 1024);
+  readonly documents = new ResponseCache<number>(32 * 1024 * 1024);
   /** Serialized find pages by `<clientId> <url>`; group = the client id. */
-  readonly lists = new ResponseCache<string>(32 * 1024 * 1024);
+  readonly lists = new ResponseCache<string>(16 * 1024 * 1024);
   /** Identifies this process's own notifications. */
   readonly origin = randomUUID();
 
