@@ -16,6 +16,7 @@ import {
   startReceiver,
   WEBHOOK_TEST_ENV,
   type OwnDatabase,
+  type ReceivedRequest,
   type Receiver,
 } from '../fixtures/webhook-kit.ts';
 
@@ -120,36 +121,61 @@ async function createDocuments(
   return ids;
 }
 
-/** Ids of the orders the receiver got on `path`, and how many requests were duplicates of a webhook-id. */
+/** Requests the receiver never answered (they died with the killed process): not acknowledged, not received. */
+const unanswered = new Set<ReceivedRequest>();
+
+/**
+ * Ids of the orders acknowledged on `path` (answered 2xx), their distinct events, and how many requests (answered
+ * or not) repeated a webhook-id.
+ */
 function received(path: string) {
   const requests = receiver.requests.filter((request) => request.path === path);
-  const eventIds = new Set(requests.map((request) => request.headers['webhook-id']));
-  const orderIds = new Set(requests.map((request) => (JSON.parse(request.body) as { id: number }).id));
-  return { orderIds, events: eventIds.size, duplicates: requests.length - eventIds.size };
+  const acknowledged = requests.filter((request) => !unanswered.has(request));
+  const eventIds = new Set(acknowledged.map((request) => request.headers['webhook-id']));
+  const orderIds = new Set(acknowledged.map((request) => (JSON.parse(request.body) as { id: number }).id));
+  const allEventIds = new Set(requests.map((request) => request.headers['webhook-id']));
+  return { orderIds, events: eventIds.size, duplicates: requests.length - allEventIds.size };
 }
 
 describe('webhook delivery across processes', () => {
   it('delivers every CREATE_ORDER after a SIGKILL during deliveries (duplicates allowed)', async () => {
     const path = '/crash';
-    // Slow answers keep many deliveries in flight when the process dies.
-    receiver.answer = (request) =>
-      request.path === path ? new Promise((resolve) => setTimeout(() => resolve(200), 300)) : 200;
+    // The first 50 deliveries are answered; later ones are held unanswered until the process is killed, so the
+    // kill certainly lands while deliveries are in flight.
+    let answered = 0;
+    let killed = false;
+    const held: Array<() => void> = [];
+    receiver.answer = (request) => {
+      if (request.path !== path || killed || answered < 50) {
+        if (request.path === path) answered++;
+        return 200;
+      }
+      unanswered.add(request);
+      return new Promise((resolve) => held.push(() => resolve(200)));
+    };
     const first = await start();
     const account = await accountWithSubscription(first, path);
     const ids = await createDocuments([first], account, 200);
     expect(ids).toHaveLength(200);
-    await receiver.until((requests) => requests.filter((request) => request.path === path).length >= 20);
+    await receiver.until(() => unanswered.size >= 10);
     first.child.kill('SIGKILL');
     await first.exited;
-    const deliveredBeforeCrash = received(path).events;
+    killed = true;
+    const inFlight = held.length;
+    const acknowledgedBeforeCrash = received(path).events;
+    for (const release of held) release();
 
     await start();
     await receiver.until(() => received(path).orderIds.size === 200, 60_000);
     const { orderIds, events, duplicates } = received(path);
     expect(orderIds).toEqual(new Set(ids));
     expect(events).toBe(200);
+    // Every request unanswered at the kill is delivered again: a duplicate, never a loss.
+    expect(inFlight).toBeGreaterThan(0);
+    expect(duplicates).toBeGreaterThanOrEqual(inFlight);
     process.stdout.write(
-      `crash test: ${deliveredBeforeCrash} events received before SIGKILL, all 200 after restart, ${duplicates} duplicate deliveries\n`,
+      `crash test: ${acknowledgedBeforeCrash} of 200 events acknowledged before SIGKILL (${inFlight} in flight), ` +
+        `all 200 after restart, ${duplicates} duplicate deliveries\n`,
     );
   });
 
