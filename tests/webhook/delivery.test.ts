@@ -16,6 +16,8 @@ import {
   type Receiver,
 } from '../fixtures/webhook-kit.ts';
 import { WebhookSender } from '../../src/modules/webhook/sender.ts';
+import { retryDelayMs } from '../../src/modules/webhook/dispatcher.ts';
+import { loadConfig } from '../../src/config.ts';
 import type { EventType } from '../../src/events/outbox.ts';
 
 let database: OwnDatabase;
@@ -351,5 +353,20 @@ describe('send-time address check', () => {
     } finally {
       sender.close();
     }
+  });
+});
+
+describe('retry schedule', () => {
+  it('applies ±20 % jitter to each delay and gives up after the last one', () => {
+    const schedule = [1, 5, 30];
+    expect(retryDelayMs(schedule, 1, () => 0)).toBe(800);
+    expect(retryDelayMs(schedule, 1, () => 1)).toBe(1200);
+    expect(retryDelayMs(schedule, 2, () => 0.5)).toBe(5000);
+    expect(retryDelayMs(schedule, 3, () => 0.25)).toBe(27_000);
+    expect(retryDelayMs(schedule, 4)).toBeUndefined();
+    const defaults = loadConfig({}).webhookRetrySchedule;
+    const totalHours = defaults.reduce((sum, seconds) => sum + seconds, 0) / 3600;
+    expect(totalHours).toBeGreaterThan(23);
+    expect(totalHours).toBeLessThan(25);
   });
 });
