@@ -77,6 +77,9 @@ export interface ServerProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** Server processes started by the bench and not yet exited, so an interrupted run can stop them. */
+export const liveServers = new Set<ServerProcess>();
+
 function trackChild(child: ChildProcess, url: string): ServerProcess {
   let output = '';
   const keep = (chunk: Buffer) => {
@@ -88,7 +91,7 @@ function trackChild(child: ChildProcess, url: string): ServerProcess {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
-  return {
+  const server: ServerProcess = {
     child,
     url,
     output: () => output,
@@ -100,6 +103,9 @@ function trackChild(child: ChildProcess, url: string): ServerProcess {
       clearTimeout(timer);
     },
   };
+  liveServers.add(server);
+  void exited.then(() => liveServers.delete(server));
+  return server;
 }
 
 /**
@@ -205,6 +211,8 @@ export interface LoadResult {
 /** Options of a load run. */
 export interface LoadOptions {
   url: string;
+  /** path and query of the n-th request (default: the path of `url` every time) */
+  pathFor?: (index: number) => string;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
@@ -214,11 +222,14 @@ export interface LoadOptions {
 
 /** Runs autocannon against `url` for `seconds` (its own timeout bounds every request at 10 s). */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const { pathFor } = options;
+  let sent = 0;
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
     ...(options.body === undefined ? {} : { body: options.body }),
+    ...(pathFor && { requests: [{ setupRequest: (request) => ({ ...request, path: pathFor(sent++) }) }] }),
     connections: options.connections,
     duration: options.seconds,
     timeout: 10,

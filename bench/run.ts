@@ -16,19 +16,65 @@ import os from 'node:os';
 import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchInbound } from './inbound.ts';
-import { startService, type BenchContext, type BenchPartResult, type ServerProcess } from './lib.ts';
+import {
+  liveServers,
+  startService,
+  type BenchContext,
+  type BenchPartResult,
+  type ServerProcess,
+} from './lib.ts';
 import { renderMarkdown, renderText, writeDocs, type RunInfo } from './report.ts';
 import { measureEmbeddedStarts, measureIdleMemory, startupResult } from './startup.ts';
 
 const SETTLE_SECONDS = 5;
+/** The optional webhook part gets this long before it is reported as unfinished. */
+const WEBHOOKS_TIME_LIMIT_SECONDS = 180;
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 8);
 if (!(loadSeconds >= 1 && loadSeconds <= 60)) throw new Error('BENCH_LOAD_SECONDS must be 1..60');
 const writeDocsFile = !process.argv.includes('--no-docs');
+
+/** Temporary data directory of the run, removed at the end or on an interrupt. */
+let runDataDir: string | undefined;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
 /** Signature of the optional webhook bench (bench/webhooks.ts). */
 type BenchWebhooks = (context: BenchContext) => Promise<BenchPartResult>;
+
+/** Runs the webhook part when bench/webhooks.ts exists; a failure or overrun is reported, not fatal. */
+async function webhooksPart(context: BenchContext): Promise<BenchPartResult | undefined> {
+  const module = new URL('./webhooks.ts', import.meta.url);
+  if (!existsSync(module)) return undefined;
+  log('webhooks…');
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const { benchWebhooks } = (await import(module.href)) as { benchWebhooks: BenchWebhooks };
+    return await Promise.race([
+      benchWebhooks(context),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`did not finish within ${WEBHOOKS_TIME_LIMIT_SECONDS} s`)),
+          WEBHOOKS_TIME_LIMIT_SECONDS * 1000,
+        );
+      }),
+    ]);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`webhooks failed: ${message}`);
+    return {
+      title: 'Webhooks',
+      rows: [{ name: 'webhook bench (bench/webhooks.ts)', value: 'FAILED', detail: message }],
+      targets: [],
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Stops every server process the bench started (on an interrupt). */
+async function stopAll(): Promise<void> {
+  await Promise.all([...liveServers].map((server) => server.stop(10_000)));
+}
 
 async function main(): Promise<void> {
   const runStarted = performance.now();
@@ -36,6 +82,7 @@ async function main(): Promise<void> {
   const embedded = await measureEmbeddedStarts();
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-bench-'));
+  runDataDir = dataDir;
   let service: ServerProcess | undefined;
   try {
     log(`service: first start in ${dataDir}…`);
@@ -58,12 +105,8 @@ async function main(): Promise<void> {
     const context: BenchContext = { serviceUrl: service.url, databaseUrl, loadSeconds, ...credentials };
 
     const parts: BenchPartResult[] = [await benchInbound(context, log)];
-    const webhooksModule = new URL('./webhooks.ts', import.meta.url);
-    if (existsSync(webhooksModule)) {
-      log('webhooks…');
-      const { benchWebhooks } = (await import(webhooksModule.href)) as { benchWebhooks: BenchWebhooks };
-      parts.push(await benchWebhooks(context));
-    }
+    const webhooks = await webhooksPart(context);
+    if (webhooks) parts.push(webhooks);
 
     log(`service: ${SETTLE_SECONDS} s idle after the load, then memory…`);
     const afterLoad = await measureIdleMemory(service, dataDir, SETTLE_SECONDS * 1000);
@@ -96,4 +139,14 @@ async function main(): Promise<void> {
   }
 }
 
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    log(`${signal}: stopping the processes the bench started…`);
+    void stopAll()
+      .then(() => (runDataDir ? rm(runDataDir, { recursive: true, force: true }) : undefined))
+      .finally(() => process.exit(130));
+  });
+
 await main();
+// a part that overran its time limit may still hold sockets or timers open
+process.exit();
