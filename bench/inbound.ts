@@ -11,6 +11,8 @@ import { createDatabase } from '../src/db/database.ts';
 import {
   callApi,
   check,
+  cpuMs,
+  postgresPids,
   formatMs,
   formatNumber,
   runLoad,
@@ -149,10 +151,29 @@ interface GetScenario {
   verify: (body: Record<string, unknown>) => string | undefined;
 }
 
+/** CPU time per request in ms of the service's Node process and of its PostgreSQL, during the load run. */
+interface CpuPerRequest {
+  node: number;
+  postgres: number;
+}
+
 /** Load (autocannon, 10 connections) and one-connection sequence figures of one variant. */
 interface Measured {
   load: LoadResult;
   sequential: SequentialResult;
+  /** only for the service */
+  cpu?: CpuPerRequest;
+}
+
+/** Reads the CPU time used so far by the service's Node process and by its PostgreSQL, in ms. */
+type CpuSampler = () => CpuPerRequest;
+
+function cpuPerRequest(sample: CpuSampler, before: CpuPerRequest, requests: number): CpuPerRequest {
+  const after = sample();
+  return {
+    node: (after.node - before.node) / requests,
+    postgres: (after.postgres - before.postgres) / requests,
+  };
 }
 
 /** Every figure of one GET scenario. */
@@ -188,18 +209,24 @@ function verifyRecorded(scenario: GetScenario, response: RecordedResponse): void
   if (problem) throw new Error(`${scenario.name} (${response.url}): ${problem}`);
 }
 
-/** A warm-up, then autocannon under load, then one connection in sequence, against `baseUrl`. */
+/**
+ * A warm-up, then autocannon under load, then one connection in sequence, against `baseUrl`.
+ * @param sampleCpu given for the service: CPU per request is measured over the load run
+ */
 async function measureGet(
   baseUrl: string,
   token: string,
   pathFor: (index: number) => string,
   loadSeconds: number,
+  sampleCpu?: CpuSampler,
 ): Promise<Measured> {
   const headers = { authorization: token };
   const url = baseUrl + pathFor(0);
   const load = { url, headers, pathFor, connections: LOAD_CONNECTIONS };
   await runLoad({ ...load, seconds: WARMUP_SECONDS });
+  const before = sampleCpu?.();
   const measured = await runLoad({ ...load, seconds: loadSeconds });
+  const cpu = sampleCpu && before && cpuPerRequest(sampleCpu, before, measured.requests);
   const sequential = await runSequential({
     baseUrl,
     headers,
@@ -207,7 +234,7 @@ async function measureGet(
     maxCount: SEQUENTIAL_MAX.count,
     maxSeconds: SEQUENTIAL_MAX.seconds,
   });
-  return { load: measured, sequential };
+  return { load: measured, sequential, ...(cpu && { cpu }) };
 }
 
 /** Runs the inbound part of the bench against the service of `context`. */
@@ -262,12 +289,16 @@ export async function benchInbound(
     recorded.push(response);
   }
 
+  const sampleCpu: CpuSampler = () => ({
+    node: cpuMs([context.servicePid]),
+    postgres: cpuMs(postgresPids(context.dataDir)),
+  });
   const serviceFigures: Pick<GetFigures, 'cached' | 'uncached'>[] = [];
   for (const scenario of scenarios) {
     log(`service: ${scenario.name}`);
     const { serviceUrl, readToken, loadSeconds } = context;
-    const cached = await measureGet(serviceUrl, readToken, () => scenario.path, loadSeconds);
-    const uncached = await measureGet(serviceUrl, readToken, scenario.uncachedPath, loadSeconds);
+    const cached = await measureGet(serviceUrl, readToken, () => scenario.path, loadSeconds, sampleCpu);
+    const uncached = await measureGet(serviceUrl, readToken, scenario.uncachedPath, loadSeconds, sampleCpu);
     serviceFigures.push({ cached, uncached });
   }
 
@@ -297,6 +328,7 @@ export async function benchInbound(
     path: bulkPath(index + 1),
     body: bulkBody,
   });
+  const bulkCpuBefore = sampleCpu();
   const bulkService = await runSequential({
     baseUrl: context.serviceUrl,
     headers,
@@ -304,6 +336,7 @@ export async function benchInbound(
     maxCount: BULK_CALLS.count,
     maxSeconds: BULK_CALLS.seconds,
   });
+  const bulkCpu = cpuPerRequest(sampleCpu, bulkCpuBefore, bulkService.count);
 
   log('ceiling: same bytes from a bare node:http server');
   const ceiling = await startCeiling([...recorded, bulkResponse, { ...bulkResponse, url: bulkPath(1) }]);
@@ -333,7 +366,11 @@ export async function benchInbound(
     ...(serviceFigures[index] as Pick<GetFigures, 'cached' | 'uncached'>),
     ceiling: ceilingFigures[index] as Measured,
   }));
-  return inboundResult(figures, { service: bulkService, ceiling: bulkCeiling, ids: bulkIds.length }, total);
+  return inboundResult(
+    figures,
+    { service: bulkService, ceiling: bulkCeiling, ids: bulkIds.length, cpu: bulkCpu },
+    total,
+  );
 }
 
 function describeLoad(load: LoadResult): string {
@@ -342,6 +379,10 @@ function describeLoad(load: LoadResult): string {
 
 function describeSequential(result: SequentialResult): string {
   return `p50 ${formatMs(result.p50)}, p99 ${formatMs(result.p99)} (n=${formatNumber(result.count)})`;
+}
+
+function describeCpu(cpu: CpuPerRequest | undefined): string {
+  return cpu ? `; CPU per request: Node ${formatMs(cpu.node)}, PostgreSQL ${formatMs(cpu.postgres)}` : '';
 }
 
 function failureCount(results: (LoadResult | SequentialResult)[]): number {
@@ -357,7 +398,7 @@ const ratio = (service: Measured, ceiling: Measured) => service.load.rps / ceili
 
 function inboundResult(
   figures: GetFigures[],
-  bulk: { service: SequentialResult; ceiling: SequentialResult; ids: number },
+  bulk: { service: SequentialResult; ceiling: SequentialResult; ids: number; cpu: CpuPerRequest },
   documents: number,
 ): BenchPartResult {
   const rows: BenchRow[] = [];
@@ -375,13 +416,13 @@ function inboundResult(
       rows.push({
         name: `${scenario.name}, ${label}`,
         value: `${describeLoad(measured.load)}; ${formatNumber(ratio(measured, ceiling), 2)}× ceiling`,
-        detail: `1 connection: ${describeSequential(measured.sequential)}; ${how}${failures(measured.load, measured.sequential)}`,
+        detail: `1 connection: ${describeSequential(measured.sequential)}${describeCpu(measured.cpu)}; ${how}${failures(measured.load, measured.sequential)}`,
       });
   }
   rows.push({
     name: `POST /api/inbound/status with ${formatNumber(bulk.ids)} ids, in sequence`,
     value: describeSequential(bulk.service),
-    detail: `max ${formatMs(bulk.service.max)}; ceiling ${describeSequential(bulk.ceiling)}${failures(bulk.service, bulk.ceiling)}`,
+    detail: `max ${formatMs(bulk.service.max)}${describeCpu(bulk.cpu)}; ceiling ${describeSequential(bulk.ceiling)}${failures(bulk.service, bulk.ceiling)}`,
   });
 
   const [single, first, page500, , counted] = figures;

@@ -4,7 +4,7 @@
  *
  * Everything runs on loopback. Every request loop is bounded in count and in time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -46,6 +46,10 @@ export interface BenchContext {
   writeToken: string;
   /** seconds of each autocannon throughput run */
   loadSeconds: number;
+  /** pid of the service's Node process */
+  servicePid: number;
+  /** the service's DATA_DIR (its embedded PostgreSQL lives in `<dataDir>/pg`) */
+  dataDir: string;
 }
 
 /** Results of a bench part, merged into the printed table and docs/performance.md. */
@@ -332,12 +336,8 @@ export function rssKiB(pid: number): number {
   return Number(match[1]);
 }
 
-/**
- * Memory of the embedded PostgreSQL of `dataDir`: its postmaster (from `pg/postmaster.pid`) and every child
- * process, as the sum of their proportional set sizes (PSS counts shared buffers once, where a sum of RSS
- * would count them per process).
- */
-export function postgresMemory(dataDir: string): { processes: number; pssKiB: number } {
+/** The embedded PostgreSQL of `dataDir`: its postmaster (from `pg/postmaster.pid`) and its child processes. */
+export function postgresPids(dataDir: string): number[] {
   const postmaster = Number.parseInt(
     readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0] ?? '',
     10,
@@ -345,14 +345,43 @@ export function postgresMemory(dataDir: string): { processes: number; pssKiB: nu
   const pids = [postmaster];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === postmaster) pids.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
+    if (procStat(Number(entry))?.[1] === String(postmaster)) pids.push(Number(entry));
   }
+  return pids;
+}
+
+/** Fields of /proc/<pid>/stat after the command name (index 0 = state, 1 = parent pid); undefined if gone. */
+function procStat(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/**
+ * CPU time used so far by `pids` (user + system, plus that of their exited and reaped children), in ms.
+ * Resolution: one clock tick (10 ms at the usual 100 Hz).
+ */
+export function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const fields = procStat(pid);
+    // utime, stime, cutime, cstime: fields 14..17 of stat, 11..14 here
+    if (fields) for (const index of [11, 12, 13, 14]) ticks += Number(fields[index] ?? 0);
+  }
+  return (ticks * 1000) / clockTicksPerSecond;
+}
+
+/**
+ * Memory of the embedded PostgreSQL of `dataDir` as the sum of the proportional set sizes of its processes
+ * (PSS counts shared buffers once, where a sum of RSS would count them per process).
+ */
+export function postgresMemory(dataDir: string): { processes: number; pssKiB: number } {
+  const pids = postgresPids(dataDir);
   let pssKiB = 0;
   for (const pid of pids) {
     try {

@@ -67,11 +67,13 @@ const mib = (kib: number) => kib / 1024;
 export function startupResult(figures: {
   embedded: { firstMs: number; warmMs: number };
   service: { firstReadyMs: number; warmReadyMs: number };
+  idleEarly: IdleMemory;
   idle: IdleMemory;
   afterLoad: IdleMemory | undefined;
+  earlySeconds: number;
   settleSeconds: number;
 }): BenchPartResult {
-  const { embedded, service, idle, afterLoad } = figures;
+  const { embedded, service, idleEarly, idle, afterLoad } = figures;
   const idleMiB = mib(idle.nodeRssKiB);
   const memoryDetail = (memory: IdleMemory) =>
     `PostgreSQL separately: ${formatNumber(mib(memory.postgresPssKiB), 1)} MiB PSS in ${memory.postgresProcesses} processes`;
@@ -89,14 +91,19 @@ export function startupResult(figures: {
       },
       { name: 'service warm start to /ready (same DATA_DIR)', value: formatMs(service.warmReadyMs) },
       {
-        name: `service idle RSS, Node process (${figures.settleSeconds} s after a warm start)`,
+        name: `service RSS, Node process, ${figures.earlySeconds} s after a warm start (before V8's memory reducer)`,
+        value: `${formatNumber(mib(idleEarly.nodeRssKiB), 1)} MiB`,
+        detail: memoryDetail(idleEarly),
+      },
+      {
+        name: `service idle RSS, Node process, ${figures.settleSeconds} s after a warm start`,
         value: `${formatNumber(idleMiB, 1)} MiB`,
         detail: memoryDetail(idle),
       },
       ...(afterLoad
         ? [
             {
-              name: `service idle RSS, Node process (${figures.settleSeconds} s after the load runs)`,
+              name: `service idle RSS, Node process, ${figures.settleSeconds} s after the load runs`,
               value: `${formatNumber(mib(afterLoad.nodeRssKiB), 1)} MiB`,
               detail: memoryDetail(afterLoad),
             },
