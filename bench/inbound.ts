@@ -373,8 +373,11 @@ export async function benchInbound(
   );
 }
 
+/** autocannon's latencies are whole milliseconds, truncated: 0 means under 1 ms. */
+const wholeMs = (ms: number) => (ms < 1 ? '< 1 ms' : `${formatNumber(ms)} ms`);
+
 function describeLoad(load: LoadResult): string {
-  return `${formatNumber(load.rps)} req/s, p50 ${formatMs(load.p50)}, p99 ${formatMs(load.p99)}`;
+  return `${formatNumber(load.rps)} req/s, p50 ${wholeMs(load.p50)}, p99 ${wholeMs(load.p99)}`;
 }
 
 function describeSequential(result: SequentialResult): string {
@@ -451,11 +454,11 @@ function inboundResult(
       `${target}, uncached, ${LOAD_CONNECTIONS} connections`,
       figure.uncached.load.p99,
       limit,
-      formatMs,
+      wholeMs,
     );
     judged.measured +=
       ` (1 connection: ${formatMs(figure.uncached.sequential.p99)}; ` +
-      `cached: ${formatMs(figure.cached.load.p99)})`;
+      `cached: ${wholeMs(figure.cached.load.p99)})`;
     targets.push(judged);
   }
   targets.push(
