@@ -148,6 +148,16 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`\n${renderText(info, parts)}\n`);
     if (writeDocsFile) log(`figures written to ${await writeDocs(renderMarkdown(info, parts))}`);
+  } catch (error) {
+    // say what happened to the service: a failure in the middle of a run is most often its exit
+    const child = service?.child;
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      log(
+        `the service exited (${child.exitCode ?? child.signalCode}); its last output:\n${service?.output()}`,
+      );
+    if (!existsSync(path.join(dataDir, 'pg', 'PG_VERSION')))
+      log(`the data directory ${dataDir} was removed during the run`);
+    throw error;
   } finally {
     await service?.stop();
     await rm(dataDir, { recursive: true, force: true });
