@@ -3,6 +3,7 @@
  * Each exports its static type; routes declare them so validation, serialization and OpenAPI come from one place.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { notFound } from './errors.ts';
 
 /** The error body of every failure (spec §7, D3.1). */
@@ -17,6 +18,12 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', title: 'ErrorResponse' },
 );
 export type ErrorResponse = Static<typeof ErrorResponse>;
+
+/** The 200 response of an operation that answers with no body (spec §4: "empty"). */
+export const EmptyResponse = Type.Null({ description: 'Empty body' });
+
+/** Ends an operation that answers with no body: 200 and an empty body (not `null`). */
+export const sendEmpty = (reply: FastifyReply) => reply.code(200).send();
 
 /** Standard error responses to merge into a route's `response` map. */
 export const errorResponses = {

@@ -4,11 +4,10 @@
  * Not for integrators: it is hidden from the OpenAPI document.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { Runtime } from '../../runtime.ts';
 import { secretsEqual, tokenFromHeader } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
-import { parseId } from '../../http/schemas.ts';
+import { EmptyResponse, parseId, sendEmpty } from '../../http/schemas.ts';
 import { AccountService } from './service.ts';
 import {
   CashRegister,
@@ -82,10 +81,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ runtime: Runtime }> = asyn
 
   app.delete(
     '/tokens/:tokenId',
-    { schema: { ...hide, params: IdParams('tokenId'), response: { 200: Type.Null() } } },
-    async (request) => {
+    { schema: { ...hide, params: IdParams('tokenId'), response: { 200: EmptyResponse } } },
+    async (request, reply) => {
       await accounts.revokeToken(parseId('token', request.params.tokenId as string));
-      return null;
+      return sendEmpty(reply);
     },
   );
 

@@ -4,10 +4,9 @@
  * no body. Static paths (`/find`, `/status`, `/getOrderPackage`…) win over `/:orderId` in Fastify's router.
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Runtime } from '../../runtime.ts';
-import { errorResponses, parseId } from '../../http/schemas.ts';
+import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
 import type { MarkingStatus, OrderStatus } from './enums.ts';
 import { InboundFindService } from './find.service.ts';
 import { InboundCaches } from './order-cache.ts';
@@ -37,11 +36,7 @@ import {
 
 const HAL = 'application/hal+json; charset=utf-8';
 const tags = ['inbound'];
-const Empty = Type.Null({ description: 'Empty body' });
 const errors = { ...errorResponses, 409: Type.Ref('ErrorResponse') };
-
-/** Ends an "empty" operation: 200 with no body. */
-const empty = (reply: FastifyReply) => reply.code(200).send();
 
 /** Registers the sixteen operations of spec §4.1 with their shared document cache. */
 export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> = (app, { runtime }, done) => {
@@ -118,7 +113,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         summary: 'Replace the cargo places of a document',
         querystring: OrderIdQuery,
         body: PackagesBody,
-        response: { 200: Empty, ...errors },
+        response: { 200: EmptyResponse, ...errors },
       },
     },
     async (request, reply) => {
@@ -127,7 +122,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         parseId('order', request.query.orderId),
         request.body as OrderPackage[],
       );
-      return empty(reply);
+      return sendEmpty(reply);
     },
   );
 
@@ -138,7 +133,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         tags,
         summary: 'Set the marking status',
         querystring: MarkingStatusQuery,
-        response: { 200: Empty, ...errors },
+        response: { 200: EmptyResponse, ...errors },
       },
     },
     async (request, reply) => {
@@ -147,7 +142,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         parseId('order', request.query.orderId),
         request.query.status as MarkingStatus,
       );
-      return empty(reply);
+      return sendEmpty(reply);
     },
   );
 
@@ -158,12 +153,12 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         tags,
         summary: 'Remove the stock created at receiving',
         querystring: OrderIdQuery,
-        response: { 200: Empty, ...errors },
+        response: { 200: EmptyResponse, ...errors },
       },
     },
     async (request, reply) => {
       await orders.removeIncomeStock(request.principal, parseId('order', request.query.orderId));
-      return empty(reply);
+      return sendEmpty(reply);
     },
   );
 
@@ -175,12 +170,12 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         summary: 'Set the status of several documents (all or nothing)',
         querystring: StatusQuery,
         body: BulkStatusBody,
-        response: { 200: Empty, ...errors },
+        response: { 200: EmptyResponse, ...errors },
       },
     },
     async (request, reply) => {
       await orders.setStatusBulk(request.principal, request.body, request.query.status as OrderStatus);
-      return empty(reply);
+      return sendEmpty(reply);
     },
   );
 
@@ -214,7 +209,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         summary: 'Delete a document; deleted=false restores it',
         params: OrderIdParams,
         querystring: DeleteQuery,
-        response: { 200: Empty, ...errors },
+        response: { 200: EmptyResponse, ...errors },
       },
     },
     async (request, reply) => {
@@ -223,7 +218,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         parseId('order', request.params.orderId),
         request.query.deleted !== false,
       );
-      return empty(reply);
+      return sendEmpty(reply);
     },
   );
 
@@ -281,7 +276,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         summary: 'Set the status of a document',
         params: OrderIdParams,
         querystring: StatusQuery,
-        response: { 200: Empty, ...errors },
+        response: { 200: EmptyResponse, ...errors },
       },
     },
     async (request, reply) => {
@@ -290,7 +285,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         parseId('order', request.params.orderId),
         request.query.status as OrderStatus,
       );
-      return empty(reply);
+      return sendEmpty(reply);
     },
   );
 
@@ -301,12 +296,12 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         tags,
         summary: 'Fix divergences',
         params: OrderIdParams,
-        response: { 200: Empty, ...errors },
+        response: { 200: EmptyResponse, ...errors },
       },
     },
     async (request, reply) => {
       await packages.fix(request.principal, parseId('order', request.params.orderId));
-      return empty(reply);
+      return sendEmpty(reply);
     },
   );
 

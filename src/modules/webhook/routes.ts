@@ -6,7 +6,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Runtime } from '../../runtime.ts';
-import { errorResponses, parseId } from '../../http/schemas.ts';
+import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
 import { DeliveryQueue } from './delivery-queue.ts';
 import { WebhookService } from './service.ts';
 import {
@@ -63,12 +63,12 @@ export const webhookRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         tags,
         summary: 'Delete a webhook; its pending deliveries are cancelled',
         params: WebhookParams,
-        response: { ...errorResponses },
+        response: { 200: EmptyResponse, ...errorResponses },
       },
     },
     async (request, reply) => {
       await webhooks.delete(request.principal, parseId('webhook', request.params.webhookId));
-      return reply.code(200).send();
+      return sendEmpty(reply);
     },
   );
 

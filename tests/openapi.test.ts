@@ -1,0 +1,63 @@
+/**
+ * The OpenAPI 3.1 document (issue: schemas are the single source of truth) lists every integrator operation with
+ * its success and error schemas, and hides the operator API.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers/test-app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+}
+
+const operations = [
+  ['post', '/api/inbound/'],
+  ['patch', '/api/inbound/'],
+  ['get', '/api/inbound/{orderId}'],
+  ['delete', '/api/inbound/{orderId}'],
+  ['post', '/api/inbound/{orderId}/product'],
+  ['put', '/api/inbound/{orderId}/product'],
+  ['post', '/api/inbound/{orderId}/status'],
+  ['post', '/api/inbound/status'],
+  ['post', '/api/inbound/{orderId}/divergence/fix'],
+  ['get', '/api/inbound/{orderId}/divergence'],
+  ['post', '/api/inbound/updateOrderPackage'],
+  ['get', '/api/inbound/getOrderPackage'],
+  ['post', '/api/inbound/setOrderMarkingStatus'],
+  ['post', '/api/inbound/removeIncomeStock'],
+  ['get', '/api/inbound/{orderId}/history'],
+  ['get', '/api/inbound/find'],
+  ['get', '/api/webhook/'],
+  ['post', '/api/webhook/'],
+  ['delete', '/api/webhook/{webhookId}'],
+  ['get', '/api/webhook/{webhookId}/deliveries'],
+  ['post', '/api/webhook/{webhookId}/deliveries/{deliveryId}/retry'],
+] as const;
+
+describe('GET /openapi.json', () => {
+  it('documents every operation with a 200 and the error model', async () => {
+    const document = (await t.app.inject('/openapi.json')).json<OpenApiDocument>();
+    expect(document.openapi).toBe('3.1.0');
+    for (const [method, path] of operations) {
+      const operation = document.paths[path]?.[method];
+      expect(operation, `${method.toUpperCase()} ${path}`).toBeDefined();
+      expect(Object.keys(operation?.responses ?? {}), `${method.toUpperCase()} ${path}`).toEqual(
+        expect.arrayContaining(['200', '400']),
+      );
+    }
+  });
+
+  it('hides the operator API and the service endpoints', async () => {
+    const document = (await t.app.inject('/openapi.json')).json<OpenApiDocument>();
+    const hidden = Object.keys(document.paths).filter((path) => !path.startsWith('/api/'));
+    expect(hidden).toEqual([]);
+  });
+});
