@@ -39,6 +39,13 @@ export interface Config {
   webhookWorkers: number;
   /** Deliveries each worker fetches and sends concurrently (`WEBHOOK_BATCH_SIZE`, default 50). */
   webhookBatchSize: number;
+  /**
+   * How long a worker waits for its batch's sends, in ms (`WEBHOOK_SLOW_AFTER_MS`, default 1000). Sends still in
+   * flight then finish in the background, covered by watchdog jobs (P29), and the worker takes the next batch, so a
+   * slow receiver delays only its own deliveries. 0 = wait for the whole batch (a slow receiver holds the worker
+   * up to `webhookTimeoutMs`).
+   */
+  webhookSlowAfterMs: number;
   /** Seconds before an unfinished delivery job of a crashed process is retried (`WEBHOOK_JOB_EXPIRE_SECONDS`, default 60). */
   webhookJobExpireSeconds: number;
   /** Seconds between the queue's checks for due retries and expired jobs (`WEBHOOK_POLL_SECONDS`, default 2). */
@@ -98,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integer('WEBHOOK_TIMEOUT_MS', env.WEBHOOK_TIMEOUT_MS, 10_000),
     webhookWorkers: integer('WEBHOOK_WORKERS', env.WEBHOOK_WORKERS, 4),
     webhookBatchSize: Math.max(1, integer('WEBHOOK_BATCH_SIZE', env.WEBHOOK_BATCH_SIZE, 50)),
+    webhookSlowAfterMs: integer('WEBHOOK_SLOW_AFTER_MS', env.WEBHOOK_SLOW_AFTER_MS, 1000),
     webhookJobExpireSeconds: Math.max(
       1,
       integer('WEBHOOK_JOB_EXPIRE_SECONDS', env.WEBHOOK_JOB_EXPIRE_SECONDS, 60),

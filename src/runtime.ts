@@ -76,7 +76,7 @@ export async function openRuntime(
       async close() {
         // Waits for deliveries in flight; what is cut off is retried after expiry (at-least-once).
         await jobs.stop({ graceful: true, timeout: config.webhookTimeoutMs + 5_000 });
-        webhookDispatcher?.stop();
+        await webhookDispatcher?.stop();
         await notifier.close();
         await database.close();
       },

@@ -6,10 +6,17 @@
  * one transaction. Latency: the outbox sends a `pg_notify` with the change, and every process wakes its workers
  * on it instead of waiting for the next poll.
  *
+ * A slow receiver delays only itself (P29): sends still in flight after `config.webhookSlowAfterMs` are covered
+ * by a watchdog job each (`{d, a}` of the attempt, due after the send timeout plus `WATCHDOG_MARGIN_MS`), the
+ * finished ones are recorded in the same transaction, and the worker returns for the next batch. Each unfinished
+ * send then records its own outcome when it ends, which bumps `attempts` and makes its watchdog stale; if the
+ * process dies first, the watchdog makes the attempt again (at-least-once, never a loss).
+ *
  * Outcomes: 2xx → DELIVERED; 410 → the subscription is disabled and its pending deliveries cancelled; anything
  * else (other status, 3xx, timeout, network error, refused target) → retried after the next delay of
  * `config.webhookRetrySchedule` with ±20 % jitter, FAILED after the last one.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
@@ -28,6 +35,13 @@ import { WebhookSender, type AttemptOutcome } from './sender.ts';
 /** Key of the `webhook` change notification that wakes the dispatchers. */
 export const WAKE_KEY = 'dispatch';
 
+/**
+ * How long after the send timeout a watchdog job becomes due, in ms. Every send ends within the timeout (its
+ * abort signal cuts the whole exchange), so by then the attempt it covers is off the wire in any live process and
+ * the margin leaves time to record its outcome: a watchdog never races a running attempt.
+ */
+export const WATCHDOG_MARGIN_MS = 5_000;
+
 /** Delay before the retry that follows attempt number `attempt` (1-based), with ±20 % jitter; undefined = give up. */
 export function retryDelayMs(
   schedule: readonly number[],
@@ -44,6 +58,8 @@ export class WebhookDispatcher {
   private readonly sender: WebhookSender;
   private readonly workerIds: string[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Sends that outlived their batch, by delivery id: settle once the outcome is recorded (or could not be). */
+  private readonly background = new Map<number, Promise<void>>();
   private stopped = false;
 
   constructor(
@@ -83,43 +99,124 @@ export class WebhookDispatcher {
     for (const id of this.workerIds) this.boss.notifyWorker(id);
   }
 
-  /** Stops waking workers and closes idle connections (pg-boss stops the workers themselves). */
-  stop(): void {
+  /**
+   * Stops waking workers, waits for the sends that outlived their batch to end and be recorded (at most the send
+   * timeout plus `WATCHDOG_MARGIN_MS`; what is cut off is redelivered by its watchdog job), then closes idle
+   * connections. Call after pg-boss stopped the workers and before the database closes.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    if (this.background.size > 0) {
+      const bound = new AbortController();
+      await Promise.race([
+        Promise.all(this.background.values()),
+        sleep(this.config.webhookTimeoutMs + WATCHDOG_MARGIN_MS, undefined, { signal: bound.signal }).catch(
+          () => undefined,
+        ),
+      ]);
+      bound.abort();
+    }
     this.sender.close();
+  }
+
+  /** Number of sends of this process that outlived their batch and are not recorded yet. */
+  get backgroundSends(): number {
+    return this.background.size;
   }
 
   /**
    * Delivers one batch of jobs: sends every live, current delivery concurrently, then records the outcomes and
-   * schedules retries in one transaction. Throwing makes pg-boss retry the whole batch (at-least-once).
+   * schedules retries in one transaction. When sends are still in flight after `config.webhookSlowAfterMs`, it
+   * records the finished ones and a watchdog job for each unfinished one in one transaction and returns; the
+   * unfinished ones are recorded one by one as they end. Throwing makes pg-boss retry the whole batch
+   * (at-least-once); it throws only after every send of the batch has ended.
    */
   async deliverBatch(jobs: PgBoss.Job<DeliveryJobData>[]): Promise<void> {
     if (jobs.length === 0) return;
     // A full batch means more may be waiting: fetch again right after this one.
     if (jobs.length >= this.config.webhookBatchSize) this.wake();
+    // A job for a delivery whose attempt is still running here (a watchdog due early, say after the event loop
+    // stalled) waits for that attempt's outcome, then finds itself stale: never two attempts at once.
+    const running = jobs.flatMap((job) => this.background.get(job.data.d) ?? []);
+    if (running.length > 0) await Promise.all(running);
     const expected = new Map(jobs.map((job) => [job.data.d, job.data.a]));
     const rows = await deliveryRepository.loadForDispatch(this.db, [...expected.keys()]);
     const due = rows.filter(
       (row) => row.status === 'PENDING' && row.webhook_live && row.attempts === expected.get(row.id),
     );
     if (due.length === 0) return;
-    const outcomes = await Promise.all(
-      due.map((row) =>
-        this.sender.send({
+    const outcomes: Array<AttemptOutcome | undefined> = due.map(() => undefined);
+    const sends = due.map((row, index) =>
+      this.sender
+        .send({
           url: row.url,
           secret: row.secret,
           eventId: row.event_id,
           type: row.type,
           payload: row.payload,
+        })
+        .then((outcome) => {
+          outcomes[index] = outcome;
+          return outcome;
         }),
-      ),
     );
-    await this.recordOutcomes(due, outcomes);
+    const all = Promise.all(sends);
+    if (this.config.webhookSlowAfterMs === 0 || !(await this.slowerThanThreshold(all))) {
+      await this.recordOutcomes(due, await all);
+      return;
+    }
+
+    // A snapshot: a send that ends from here on is recorded in the background like the others still running.
+    const attempts = due.map((row, index) => ({ row, outcome: outcomes[index], send: sends[index] }));
+    const finished = attempts.filter((attempt) => attempt.outcome !== undefined);
+    const unfinished = attempts.filter((attempt) => attempt.outcome === undefined);
+    const watchdogAt = new Date(Date.now() + this.config.webhookTimeoutMs + WATCHDOG_MARGIN_MS);
+    try {
+      await this.recordOutcomes(
+        finished.map((attempt) => attempt.row),
+        finished.map((attempt) => attempt.outcome as AttemptOutcome),
+        unfinished.map(({ row }) => ({ deliveryId: row.id, attempts: row.attempts, startAfter: watchdogAt })),
+      );
+    } catch {
+      // Nothing committed, so no watchdog covers the unfinished sends: fall back to recording the whole batch
+      // once every send has ended (if that fails too, pg-boss retries the batch after the attempts are over).
+      await this.recordOutcomes(due, await all);
+      return;
+    }
+    for (const { row, send } of unfinished) {
+      const recorded = (send as Promise<AttemptOutcome>)
+        .then((outcome) => this.recordOutcomes([row], [outcome]))
+        // Unrecorded (database unreachable): the watchdog job makes the attempt again.
+        .catch(() => undefined)
+        .finally(() => this.background.delete(row.id));
+      this.background.set(row.id, recorded);
+    }
   }
 
-  private async recordOutcomes(rows: DispatchRow[], outcomes: AttemptOutcome[]): Promise<void> {
+  /** True when `all` is still pending after `config.webhookSlowAfterMs`. */
+  private async slowerThanThreshold(all: Promise<unknown>): Promise<boolean> {
+    const timer = new AbortController();
+    try {
+      return await Promise.race([
+        all.then(() => false),
+        sleep(this.config.webhookSlowAfterMs, true, { signal: timer.signal }),
+      ]);
+    } finally {
+      timer.abort();
+    }
+  }
+
+  /**
+   * Records attempt outcomes, disables subscriptions that answered 410, and schedules the retries plus
+   * `watchdogs`, all in one transaction.
+   */
+  private async recordOutcomes(
+    rows: DispatchRow[],
+    outcomes: AttemptOutcome[],
+    watchdogs: DeliveryJobSpec[] = [],
+  ): Promise<void> {
     const now = Date.now();
     const records: AttemptRecord[] = [];
     const retries = new Map<number, Date>();
@@ -160,7 +257,7 @@ export class WebhookDispatcher {
         await webhookRepository.disable(trx, webhookId, reason);
         await deliveryRepository.cancelPending(trx, webhookId, reason);
       }
-      await this.queue.enqueue(trx, jobs);
+      await this.queue.enqueue(trx, [...jobs, ...watchdogs]);
       return jobs;
     });
     this.wakeAtDueTimes(scheduled);
@@ -168,6 +265,7 @@ export class WebhookDispatcher {
 
   /** Retries due before the next poll wake this process's workers on time (the poll catches the rest). */
   private wakeAtDueTimes(jobs: DeliveryJobSpec[]): void {
+    if (this.stopped) return;
     const pollMs = this.config.webhookPollSeconds * 1000;
     const delays = new Set(
       jobs
