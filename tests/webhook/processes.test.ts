@@ -13,6 +13,8 @@ import {
 import { TEST_ADMIN_TOKEN } from '../helpers/test-app.ts';
 import {
   createOwnDatabase,
+  serviceAccountWithSubscription,
+  serviceCall,
   startReceiver,
   WEBHOOK_TEST_ENV,
   type OwnDatabase,
@@ -49,53 +51,6 @@ async function start(): Promise<ServiceProcess> {
   return service;
 }
 
-async function call<T>(
-  service: ServiceProcess,
-  method: string,
-  path: string,
-  token: string,
-  body?: unknown,
-): Promise<T> {
-  const response = await fetch(`${service.url}${path}`, {
-    method,
-    headers: { authorization: token, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-/** Creates an account through the admin API and subscribes `path` of the receiver to CREATE_ORDER. */
-async function accountWithSubscription(service: ServiceProcess, path: string) {
-  const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
-  const client = await call<{ id: number }>(service, 'POST', '/admin/clients', admin, {
-    name: 'webhook processes',
-  });
-  const organization = await call<{ id: number }>(
-    service,
-    'POST',
-    `/admin/clients/${client.id}/organizations`,
-    admin,
-    {
-      name: 'org',
-    },
-  );
-  const user = await call<{ id: number }>(service, 'POST', `/admin/clients/${client.id}/users`, admin, {
-    name: 'u',
-  });
-  const { token } = await call<{ token: string }>(service, 'POST', `/admin/users/${user.id}/tokens`, admin, {
-    access: 'WRITE',
-  });
-  await call(service, 'POST', '/api/webhook/', token, {
-    name: path,
-    url: `${receiver.url}${path}`,
-    organizationId: organization.id,
-    types: ['CREATE_ORDER'],
-  });
-  return { token, organizationId: organization.id };
-}
-
 /** Creates `count` documents, `parallel` at a time, spread over `services`; returns their ids. */
 async function createDocuments(
   services: ServiceProcess[],
@@ -109,7 +64,7 @@ async function createDocuments(
     while (next < count) {
       const index = next++;
       const service = services[index % services.length] as ServiceProcess;
-      const order = await call<{ id: number }>(service, 'POST', '/api/inbound/', account.token, {
+      const order = await serviceCall<{ id: number }>(service, 'POST', '/api/inbound/', account.token, {
         organizationId: account.organizationId,
         type: 'INCOME',
         name: `webhook process test ${index}`,
@@ -154,7 +109,7 @@ describe('webhook delivery across processes', () => {
       return new Promise((resolve) => held.push(() => resolve(200)));
     };
     const first = await start();
-    const account = await accountWithSubscription(first, path);
+    const account = await serviceAccountWithSubscription(first, `${receiver.url}${path}`);
     const ids = await createDocuments([first], account, 200);
     expect(ids).toHaveLength(200);
     await receiver.until(() => unanswered.size >= 10);
@@ -183,7 +138,7 @@ describe('webhook delivery across processes', () => {
     const path = '/two-processes';
     receiver.answer = () => 200;
     const [one, two] = [await start(), await start()] as [ServiceProcess, ServiceProcess];
-    const account = await accountWithSubscription(one, path);
+    const account = await serviceAccountWithSubscription(one, `${receiver.url}${path}`);
     const ids = await createDocuments([one, two], account, 1000);
     await receiver.until(() => received(path).orderIds.size === 1000, 60_000);
     const { orderIds, events, duplicates } = received(path);
