@@ -3,6 +3,8 @@
  * number a+1 of delivery d". Jobs are inserted inside the caller's transaction, so they exist exactly when the
  * change (or the recorded failed attempt) commits. A job whose process dies while it is active expires and is
  * retried by pg-boss; the dispatcher ignores jobs whose attempt number is stale, so retried jobs are harmless.
+ * The same rule makes watchdog jobs work (P29): a second job for an attempt still running in the background, due
+ * after its timeout, is stale once that attempt is recorded and makes the attempt again only if it never was.
  */
 import type PgBoss from 'pg-boss';
 import type { Transaction } from 'kysely';
