@@ -1,7 +1,7 @@
 /**
- * An uncached `find` page takes each document's JSON text from PostgreSQL (src/modules/inbound/order-json.ts);
- * GET by id uses the presenter. These tests hold both equal to what the presenter gives for the same rows
- * (`JSON.stringify` of `presentOrder`, the path webhook events still use), over documents with every edge: NULL and set values of
+ * Uncached GET and `find` take each document's JSON text from PostgreSQL (src/modules/inbound/order-json.ts).
+ * These tests hold those bytes equal to what the presenter gives for the same rows (`JSON.stringify` of
+ * `presentOrder`, the path webhook events still use), over documents with every edge: NULL and set values of
  * each field, escapes and non-ASCII text, microsecond and pre-1000 timestamps, prices whose shortest decimal
  * differs from their stored text, a base URL that needs escaping, and product paging.
  */

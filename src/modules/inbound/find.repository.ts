@@ -182,7 +182,7 @@ export const findRepository = {
     let rows = db
       .selectFrom('inbound_order')
       .innerJoin(ids.as('page'), 'page.id', 'inbound_order.id')
-      .select(['inbound_order.id', orderJson(criteria.withProducts).as('json')]);
+      .select(['inbound_order.id', orderJson(criteria.withProducts ? 'all' : 'none').as('json')]);
     if (column !== 'id') rows = rows.orderBy(`inbound_order.${column}`, direction);
     const page = await rows.orderBy('inbound_order.id', direction).execute();
     return page.map((row) => withSelfLink(row.json, row.id, baseUrl));

@@ -1,7 +1,7 @@
 /**
- * The `find` page's JSON, written by PostgreSQL: a document (and its positions) as the text that
- * `JSON.stringify(presentOrder(...))` produces for the same row, byte for byte, so an uncached `find` page
- * passes one text value per document through Node instead of decoding ≈ 35 columns into objects, parsing and
+ * The read path's JSON, written by PostgreSQL: a document (and its positions) as the text that
+ * `JSON.stringify(presentOrder(...))` produces for the same row, byte for byte, so uncached GET and `find`
+ * pass one text value per document through Node instead of decoding ≈ 35 columns into objects, parsing and
  * re-printing every timestamp, and serializing again (docs/performance.md, "uncached reads").
  *
  * Why each expression gives the presenter's bytes:
@@ -13,9 +13,7 @@
  * - Money: `numeric::float8` prints the shortest text that round-trips the double (Ryu, extra_float_digits ≥ 1,
  *   the default since PostgreSQL 12), as JS prints `Number("636911.80")` → `636911.8`.
  * - int8 ids print as digits; JS numbers print the same while ids stay below 2^53 (D1: ids are bigserial).
- * GET by id keeps the presenter: with 50 positions this path cost PostgreSQL more than it saved Node
- * (docs/performance.md). tests/inbound/read-json.test.ts compares both outputs over documents with every
- * edge above.
+ * The test tests/inbound/read-json.test.ts compares both outputs over documents with every edge above.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { orderPath, selfLink } from './presenter.ts';
@@ -85,8 +83,12 @@ function field(table: string, [key, column, kind = 'plain']: Field): RawBuilder<
   return sql`${value} as ${sql.id(key)}`;
 }
 
+/** Which positions a document's JSON embeds: none, all, or one page of them (ordered by position id). */
+export type ProductsJson = 'none' | 'all' | { limit: number; offset: number };
+
 /** JSON array text of the positions of the document `inbound_order.id`, as `products.map(presentProduct)`. */
-function productsArray(): RawBuilder<unknown> {
+function productsArray(page: Exclude<ProductsJson, 'none'>): RawBuilder<unknown> {
+  const paging = page === 'all' ? sql`` : sql`limit ${page.limit} offset ${page.offset}`;
   return sql`(
     select coalesce('[' || string_agg(row_to_json(x)::text, ',' order by x.id) || ']', '[]')::json
     from (
@@ -97,6 +99,7 @@ function productsArray(): RawBuilder<unknown> {
       from inbound_order_product as p
       where p.order_id = inbound_order.id
       order by p.id
+      ${paging}
     ) as x
   )`;
 }
@@ -105,14 +108,14 @@ function productsArray(): RawBuilder<unknown> {
  * A scalar subquery giving the JSON text of the current `inbound_order` row (the table must be in the outer
  * query under its own name) without `_links`: `withSelfLink` adds them in Node, which costs less than
  * PostgreSQL parsing a `json` value per row.
- * @param withProducts embed all positions (`products`, by position id); without it there is no `products` key
+ * @param products which positions to embed (`none`: no `products` key at all)
  */
-export function orderJson(withProducts: boolean): RawBuilder<string> {
+export function orderJson(products: ProductsJson): RawBuilder<string> {
   return sql<string>`(
     select row_to_json(d)::text
     from (
       select ${sql.join(ORDER_FIELDS.map((entry) => field('inbound_order', entry)))}
-             ${withProducts ? sql`, ${productsArray()} as "products"` : sql``}
+             ${products === 'none' ? sql`` : sql`, ${productsArray(products)} as "products"`}
     ) as d
   )`;
 }
