@@ -7,7 +7,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import type { DB } from '../../db/schema.ts';
 import { CLOSED_ORDER_STATUSES, type OrderSortField } from './enums.ts';
 import type { DateRange, FindCriteria } from './find-filter.ts';
-import { orderJson, withSelfLink } from './order-json.ts';
+import type { OrderRow } from './presenter.ts';
 
 type OrderColumn = keyof DB['inbound_order'];
 type Eb = ExpressionBuilder<DB, 'inbound_order'>;
@@ -159,17 +159,8 @@ function conditions(eb: Eb, clientId: number, criteria: FindCriteria): Array<Exp
 
 /** Document search of one client. */
 export const findRepository = {
-  /**
-   * One page of documents matching `criteria`, in the requested order, each as the JSON text of
-   * `presentOrder` (written by PostgreSQL: order-json.ts), with all positions when `withProducts`.
-   * @param baseUrl `PUBLIC_BASE_URL` for `_links` (empty = relative)
-   */
-  pageJson: async (
-    db: Kysely<DB>,
-    clientId: number,
-    criteria: FindCriteria,
-    baseUrl: string,
-  ): Promise<string[]> => {
+  /** One page of documents matching `criteria`, in the requested order. */
+  page: (db: Kysely<DB>, clientId: number, criteria: FindCriteria): Promise<OrderRow[]> => {
     const column = SORT_COLUMNS[(criteria.sortBy ?? 'ID') as OrderSortField];
     const direction = criteria.ascending ? 'asc' : 'desc';
     let ids = db
@@ -182,10 +173,9 @@ export const findRepository = {
     let rows = db
       .selectFrom('inbound_order')
       .innerJoin(ids.as('page'), 'page.id', 'inbound_order.id')
-      .select(['inbound_order.id', orderJson(criteria.withProducts ? 'all' : 'none').as('json')]);
+      .selectAll('inbound_order');
     if (column !== 'id') rows = rows.orderBy(`inbound_order.${column}`, direction);
-    const page = await rows.orderBy('inbound_order.id', direction).execute();
-    return page.map((row) => withSelfLink(row.json, row.id, baseUrl));
+    return rows.orderBy('inbound_order.id', direction).execute();
   },
 
   /** Number of documents matching `criteria` (ignores paging). */

@@ -1,6 +1,6 @@
 /**
  * Reading lists of the inbound group: `find` (D4, D5.10) and a document's `history` (D5.9). The page and the
- * optional count run concurrently; `withProducts` embeds each row's positions in the same query.
+ * optional count run concurrently; `withProducts` adds one query for all rows' positions.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
@@ -9,9 +9,9 @@ import { notFound } from '../../http/errors.ts';
 import type { InboundCaches } from './order-cache.ts';
 import { resolveFindCriteria, resolveHistoryCriteria } from './find-filter.ts';
 import { findRepository } from './find.repository.ts';
-import { presentHistory, selfLink } from './presenter.ts';
-import { historyRepository, orderRepository } from './repository.ts';
-import type { OrderFindQuery, OrderFilterQuery, OrderHistory } from './schemas.ts';
+import { presentHistory, presentOrder, selfLink, type OrderProductRow } from './presenter.ts';
+import { historyRepository, orderRepository, productRepository } from './repository.ts';
+import type { OrderFindQuery, OrderFilterQuery, Order, OrderHistory } from './schemas.ts';
 
 /** A page of a list response (D4.2) with its HAL link. */
 export interface ListPage<T> {
@@ -30,11 +30,8 @@ export class InboundFindService {
   ) {}
 
   /**
-   * The serialized `find` page for `query` (`{rows, page, total?, _links}`, D4.2): documents of the caller's
-   * client matching the filter set, without positions unless `withProducts=true`; deleted ones only with
-   * `deleted=true`; newest first unless `sortBy`/`ascending` say otherwise. Served from the cache of the
-   * client's pages when possible (dropped on any change of one of the client's documents); a miss takes each
-   * row's JSON text from PostgreSQL (order-json.ts), the same bytes `presentOrder` would give.
+   * The serialized `find` page for `query`, from the cache of the client's pages when possible (dropped on any
+   * change of one of the client's documents).
    * @param path the request path with its query: part of the cache key and `_links.self`
    * @throws 400 `error_validation` for a malformed date parameter
    */
@@ -43,20 +40,38 @@ export class InboundFindService {
     const cached = this.caches.lists.get(key, principal.clientId);
     if (cached !== undefined) return cached;
     const readStartedAt = this.caches.lists.beginRead();
+    const body = JSON.stringify(await this.find(principal, query, path));
+    this.caches.lists.store(key, principal.clientId, principal.clientId, body, readStartedAt);
+    return body;
+  }
+
+  /**
+   * Documents of the caller's client matching the filter set, without positions unless `withProducts=true`;
+   * deleted ones only with `deleted=true`; newest first unless `sortBy`/`ascending` say otherwise.
+   * @param path the request path with its query, for `_links.self`
+   * @throws 400 `error_validation` for a malformed date parameter
+   */
+  async find(principal: Principal, query: OrderFindQuery, path: string): Promise<ListPage<Order>> {
     const criteria = resolveFindCriteria(query);
     const [rows, total] = await Promise.all([
-      findRepository.pageJson(this.db, principal.clientId, criteria, this.baseUrl),
+      findRepository.page(this.db, principal.clientId, criteria),
       criteria.count ? findRepository.count(this.db, principal.clientId, criteria) : undefined,
     ]);
-    // the envelope as JSON.stringify writes a ListPage: `rows` first, then page, total, _links
-    const rest = JSON.stringify({
+    let products: Map<number, OrderProductRow[]> | undefined;
+    if (criteria.withProducts) {
+      products = new Map(rows.map((row) => [row.id, []]));
+      for (const product of await productRepository.listByOrders(
+        this.db,
+        rows.map((row) => row.id),
+      ))
+        products.get(product.order_id)?.push(product);
+    }
+    return {
+      rows: rows.map((row) => presentOrder(row, products?.get(row.id), this.baseUrl)),
       page: criteria.page,
       ...(total !== undefined && { total }),
       _links: selfLink(this.baseUrl, path),
-    });
-    const body = `{"rows":[${rows.join(',')}],${rest.slice(1)}`;
-    this.caches.lists.store(key, principal.clientId, principal.clientId, body, readStartedAt);
-    return body;
+    };
   }
 
   /**

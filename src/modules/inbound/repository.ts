@@ -14,7 +14,6 @@ import {
 } from 'kysely';
 import type { DB, InboundOrderProductTable, InboundOrderTable } from '../../db/schema.ts';
 import type { DateRange } from './find-filter.ts';
-import { orderJson, withSelfLink, type ProductsJson } from './order-json.ts';
 import type { OrderHistoryRow, OrderProductRow, OrderRow } from './presenter.ts';
 
 /** Values of a document row a change may set (never id, client, version or totals). */
@@ -122,25 +121,31 @@ export const orderRepository = {
       .executeTakeFirstOrThrow(),
 
   /**
-   * The JSON text of the document of `clientId` with its positions (all, or one page by position id), read in
-   * one statement (one snapshot, one round trip: the read path of `GET /api/inbound/{orderId}`), written by
-   * PostgreSQL as `presentOrder` would write it (order-json.ts); undefined when missing or foreign.
-   * @param baseUrl `PUBLIC_BASE_URL` for `_links` (empty = relative)
+   * The document of `clientId` with all its positions, read in one statement (one snapshot, one round trip:
+   * the read path of `GET /api/inbound/{orderId}`).
    */
-  findJson: async (
+  findWithProducts: async (
     db: Kysely<DB>,
     clientId: number,
     id: number,
-    baseUrl: string,
-    products: Exclude<ProductsJson, 'none'>,
-  ): Promise<string | undefined> => {
-    const row = await db
-      .selectFrom('inbound_order')
-      .select(orderJson(products).as('json'))
-      .where('id', '=', id)
-      .where('client_id', '=', clientId)
-      .executeTakeFirst();
-    return row && withSelfLink(row.json, id, baseUrl);
+  ): Promise<{ order: OrderRow; products: OrderProductRow[] } | undefined> => {
+    const result = await sql<OrderRow & { products_json: Array<Record<string, unknown>> }>`
+      select o.*, (select coalesce(json_agg(p order by p.id), '[]'::json) from inbound_order_product p
+                   where p.order_id = o.id) as products_json
+      from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`.execute(db);
+    const row = result.rows[0];
+    if (!row) return undefined;
+    const { products_json: json, ...order } = row;
+    const products = json.map(
+      (product) =>
+        ({
+          ...product,
+          price: String(product.price),
+          created_date: new Date(product.created_date as string),
+          last_update_date: new Date(product.last_update_date as string),
+        }) as OrderProductRow,
+    );
+    return { order: order, products };
   },
 
   /**

@@ -304,17 +304,21 @@ export class InboundService {
    */
   async getOrderBody(principal: Principal, id: number, query: OrderGetQuery): Promise<string> {
     if (query.limit !== undefined || query.page !== undefined) {
+      const order = await orderRepository.find(this.db, principal.clientId, id);
+      if (!order) throw notFound('order', id);
       const limit = query.limit ?? 100;
-      const page = { limit, offset: ((query.page ?? 1) - 1) * limit };
-      const body = await orderRepository.findJson(this.db, principal.clientId, id, this.baseUrl, page);
-      if (body === undefined) throw notFound('order', id);
-      return body;
+      const products = await productRepository.listByOrder(this.db, id, {
+        limit,
+        offset: ((query.page ?? 1) - 1) * limit,
+      });
+      return JSON.stringify(presentOrder(order, products, this.baseUrl));
     }
     const cached = this.caches.documents.get(id, principal.clientId);
     if (cached !== undefined) return cached;
     const readStartedAt = this.caches.documents.beginRead();
-    const body = await orderRepository.findJson(this.db, principal.clientId, id, this.baseUrl, 'all');
-    if (body === undefined) throw notFound('order', id);
+    const found = await orderRepository.findWithProducts(this.db, principal.clientId, id);
+    if (!found) throw notFound('order', id);
+    const body = JSON.stringify(presentOrder(found.order, found.products, this.baseUrl));
     this.caches.documents.store(id, id, principal.clientId, body, readStartedAt);
     return body;
   }
