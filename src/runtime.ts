@@ -49,19 +49,21 @@ export async function openRuntime(
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   const database = createDatabase(databaseUrl, config.databasePoolSize);
+  const notifier = new ChangeNotifier(databaseUrl);
+  let jobs: PgBoss | undefined;
   try {
     await migrateToLatest(database.db);
-    const notifier = new ChangeNotifier(databaseUrl);
     await notifier.start();
     const authenticator = new TokenAuthenticator(database.db, notifier);
-    const jobs = await startJobQueue(database.pool, {
+    jobs = await startJobQueue(database.pool, {
       maintenanceIntervalSeconds: config.webhookPollSeconds,
     });
-    const deliveryQueue = new DeliveryQueue(jobs, config.webhookJobExpireSeconds);
+    const queue = jobs;
+    const deliveryQueue = new DeliveryQueue(queue, config.webhookJobExpireSeconds);
     const events: EventRecorder = new WebhookOutbox(deliveryQueue);
     let webhookDispatcher: WebhookDispatcher | undefined;
     if (options.workers !== false && config.webhookWorkers > 0) {
-      webhookDispatcher = new WebhookDispatcher(jobs, database.db, deliveryQueue, config);
+      webhookDispatcher = new WebhookDispatcher(queue, database.db, deliveryQueue, config);
       await webhookDispatcher.start(notifier);
     }
     return {
@@ -71,17 +73,20 @@ export async function openRuntime(
       notifier,
       authenticator,
       events,
-      jobs,
+      jobs: queue,
       webhookDispatcher,
       async close() {
         // Waits for deliveries in flight; what is cut off is retried after expiry (at-least-once).
-        await jobs.stop({ graceful: true, timeout: config.webhookTimeoutMs + 5_000 });
+        await queue.stop({ graceful: true, timeout: config.webhookTimeoutMs + 5_000 });
         await webhookDispatcher?.stop();
         await notifier.close();
         await database.close();
       },
     };
   } catch (error) {
+    // Release what was opened before the failure.
+    await jobs?.stop({ graceful: false }).catch(() => undefined);
+    await notifier.close();
     await database.close();
     throw error;
   }
