@@ -17,6 +17,8 @@ import type { Lang } from './error-catalog.ts';
 export interface Principal {
   tokenId: number;
   userId: number;
+  /** The user's name, recorded as `createdUser` of what the token creates. */
+  userName: string;
   clientId: number;
   access: 'READ' | 'WRITE';
   role: 'OWNER' | 'ADMIN' | 'MANAGER' | 'SUPPORT';
@@ -98,6 +100,7 @@ export class TokenAuthenticator {
       .select([
         'api_token.id as tokenId',
         'api_token.user_id as userId',
+        'app_user.name as userName',
         'api_token.client_id as clientId',
         'api_token.access',
         'app_user.role',

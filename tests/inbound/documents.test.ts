@@ -213,3 +213,20 @@ describe('products', () => {
     expect((await c.get(order.id)).versionId).toBe(1);
   });
 });
+
+describe('createdUser', () => {
+  it("records the token user's name on the document and on each position it adds", async () => {
+    const user = await t.runtime.database.db
+      .selectFrom('app_user')
+      .select('name')
+      .where('id', '=', c.account.userId)
+      .executeTakeFirstOrThrow();
+    const order = await c.create({ products: [{ productId: productId(), quantity: 1 }] });
+    expect(order.createdUser).toBe(user.name);
+    expect(order.products?.[0]?.createdUser).toBe(user.name);
+    const added = await c.call<OrderProduct>('POST', `/api/inbound/${order.id}/product`, {
+      productId: productId(),
+    });
+    expect(added.body.createdUser).toBe(user.name);
+  });
+});

@@ -244,10 +244,16 @@ export class InboundService {
         client_id: principal.clientId,
         organization_id: body.organizationId,
         type: body.type,
+        created_user: principal.userName,
       });
       const inserted = await productRepository.insertMany(
         trx,
-        rows.map((row) => ({ ...row, client_id: principal.clientId, order_id: order.id })),
+        rows.map((row) => ({
+          ...row,
+          client_id: principal.clientId,
+          order_id: order.id,
+          created_user: principal.userName,
+        })),
       );
       if (inserted.length > 0) {
         order = await orderRepository.update(trx, order.id, {}, { recomputeTotals: true, bump: false });
@@ -355,7 +361,13 @@ export class InboundService {
       if (await productRepository.findInOrder(trx, orderId, { productId }))
         throw validationError('productId', 'the document already has a position of this product');
       const [row] = await productRepository.insertMany(trx, [
-        { ...values, product_id: productId, client_id: principal.clientId, order_id: orderId },
+        {
+          ...values,
+          product_id: productId,
+          client_id: principal.clientId,
+          order_id: orderId,
+          created_user: principal.userName,
+        },
       ]);
       const position = row as OrderProductRow;
       await this.commitChange(trx, log, principal, order, {
