@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { buildApp } from '../../src/app.ts';
-import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
 
 /** The admin token every test app is configured with. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token';
@@ -24,16 +24,23 @@ export function testDatabaseUrl(): string {
   return inject('databaseUrl');
 }
 
-/** Creates a runtime and app on the test database; `env` overrides settings (e.g. WEBHOOK_ALLOW_PRIVATE). */
-export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const databaseUrl = testDatabaseUrl();
+/**
+ * Creates a runtime and app; `env` overrides settings (e.g. WEBHOOK_ALLOW_PRIVATE).
+ * @param databaseUrl the database to use (default: this run's test database)
+ * @param options runtime options (e.g. `workers: false`)
+ */
+export async function buildTestApp(
+  env: Record<string, string> = {},
+  databaseUrl = testDatabaseUrl(),
+  options: RuntimeOptions = {},
+): Promise<TestApp> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const runtime = await openRuntime(config, databaseUrl);
+  const runtime = await openRuntime(config, databaseUrl, options);
   const app = await buildApp(runtime, { logger: false });
   await app.ready();
   return {
