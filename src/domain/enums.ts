@@ -1,5 +1,5 @@
 /** Enumerations shared by several groups (spec §2 "Service enumeration"). */
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 
 /** The 40 service values: `NONE` (empty), `NATIONAL_CATALOG`, `OTHER`, `EMAIL`, `SERVICE_01`..`SERVICE_36`. */
 export const SERVICES = [

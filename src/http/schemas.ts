@@ -2,7 +2,7 @@
  * Schemas shared by every resource group: the error model (spec §7), int64 path ids, paging (D4).
  * Each exports its static type; routes declare them so validation, serialization and OpenAPI come from one place.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TObjectOptions, type TArrayOptions } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import { notFound } from './errors.ts';
 
@@ -18,6 +18,29 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', title: 'ErrorResponse' },
 );
 export type ErrorResponse = Static<typeof ErrorResponse>;
+
+/**
+ * `T | null` as `type: [T's type, 'null']` rather than `anyOf`: with Ajv's type coercion an `anyOf` would turn
+ * `null` into `""` or `0` through its first branch (issue 6). `T` must be a schema with a single `type`.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => {
+  const raw = schema as TSchema & { type?: unknown; enum?: unknown };
+  return Type.Unsafe<Static<T> | null>({
+    ...schema,
+    type: [raw.type as string, 'null'],
+    ...(Array.isArray(raw.enum) && { enum: [...(raw.enum as unknown[]), null] }),
+  });
+};
+
+/** An ISO 8601 timestamp (P6: returned in UTC). */
+export const DateTime = (options: object = {}) => Type.String({ format: 'date-time', ...options });
+
+/** A decimal amount with 2 places in the organization's currency (P5), ≥ 0. */
+export const Money = (options: object = {}) =>
+  Type.Number({ minimum: 0, maximum: 99_999_999_999_999, description: 'Decimal, 2 places', ...options });
+
+/** HAL `_links` with a `self` link (D5.11). */
+export const Links = Type.Object({ self: Type.Object({ href: Type.String() }) });
 
 /** The 200 response of an operation that answers with no body (spec §4: "empty"). */
 export const EmptyResponse = Type.Null({ description: 'Empty body' });
@@ -58,7 +81,7 @@ export const PagingQuery = {
 };
 
 /** A page of rows (D4.2): `total` only when `count=true`. */
-export const Page = <T extends TSchema>(row: T, options: object = {}) =>
+export const Page = <T extends TSchema>(row: T, options: TObjectOptions = {}) =>
   Type.Object(
     {
       rows: Type.Array(row),
@@ -69,5 +92,5 @@ export const Page = <T extends TSchema>(row: T, options: object = {}) =>
   );
 
 /** A repeated query parameter (`statuses=A&statuses=B`); a single value is a one-element array (D4.3). */
-export const RepeatedQuery = <T extends TSchema>(item: T, options: object = {}) =>
+export const RepeatedQuery = <T extends TSchema>(item: T, options: TArrayOptions = {}) =>
   Type.Optional(Type.Array(item, options));

@@ -1,7 +1,9 @@
 /** Request and response schemas of the operator (admin) API, decision D1.4. */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
+import { StringEnum } from '../../domain/enums.ts';
+import { Nullable } from '../../http/schemas.ts';
 
-const Lang = Type.Union([Type.Literal('ru'), Type.Literal('en'), Type.Null()]);
+const Lang = Nullable(StringEnum(['ru', 'en'] as const));
 const Role = Type.Union([
   Type.Literal('OWNER'),
   Type.Literal('ADMIN'),
@@ -13,7 +15,7 @@ const Id = Type.Integer({ format: 'int64' });
 
 export const ClientCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  subscriptionExpiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  subscriptionExpiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
 });
 export type ClientCreateBody = Static<typeof ClientCreateBody>;
 
@@ -23,13 +25,13 @@ export type ClientPatchBody = Static<typeof ClientPatchBody>;
 export const Client = Type.Object({
   id: Id,
   name: Type.String(),
-  subscriptionExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  subscriptionExpiresAt: Nullable(Type.String({ format: 'date-time' })),
 });
 export type Client = Static<typeof Client>;
 
 export const OrganizationCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  inn: Type.Optional(Type.Union([Type.String({ maxLength: 20 }), Type.Null()])),
+  inn: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
 });
 export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;
 
@@ -37,7 +39,7 @@ export const Organization = Type.Object({
   id: Id,
   clientId: Id,
   name: Type.String(),
-  inn: Type.Union([Type.String(), Type.Null()]),
+  inn: Nullable(Type.String()),
 });
 export type Organization = Static<typeof Organization>;
 
@@ -53,7 +55,7 @@ export type User = Static<typeof User>;
 
 export const TokenCreateBody = Type.Object({
   access: Access,
-  name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
 });
 export type TokenCreateBody = Static<typeof TokenCreateBody>;
 
@@ -61,14 +63,14 @@ export const CreatedToken = Type.Object({
   id: Id,
   token: Type.String({ description: 'Shown only in this response' }),
   access: Access,
-  name: Type.Union([Type.String(), Type.Null()]),
+  name: Nullable(Type.String()),
 });
 export type CreatedToken = Static<typeof CreatedToken>;
 
 export const IntegrationCreateBody = Type.Object({
   service: Type.String({ pattern: '^(NATIONAL_CATALOG|OTHER|EMAIL|SERVICE_(0[1-9]|[12][0-9]|3[0-6]))$' }),
   apiKey: Type.String({ minLength: 1, maxLength: 4096 }),
-  baseUrl: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()])),
+  baseUrl: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
 });
 export type IntegrationCreateBody = Static<typeof IntegrationCreateBody>;
 
@@ -76,7 +78,7 @@ export const Integration = Type.Object({
   id: Id,
   organizationId: Id,
   service: Type.String(),
-  baseUrl: Type.Union([Type.String(), Type.Null()]),
+  baseUrl: Nullable(Type.String()),
 });
 export type Integration = Static<typeof Integration>;
 
@@ -84,7 +86,7 @@ export const CashRegisterBody = Type.Object({
   service: Type.Union([Type.Literal('CASH_REGISTER_A'), Type.Literal('CASH_REGISTER_B')]),
   login: Type.String({ minLength: 1, maxLength: 200 }),
   password: Type.String({ minLength: 1, maxLength: 4096 }),
-  baseUrl: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()])),
+  baseUrl: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
 });
 export type CashRegisterBody = Static<typeof CashRegisterBody>;
 
@@ -92,7 +94,7 @@ export const CashRegister = Type.Object({
   organizationId: Id,
   service: Type.String(),
   login: Type.String(),
-  baseUrl: Type.Union([Type.String(), Type.Null()]),
+  baseUrl: Nullable(Type.String()),
 });
 export type CashRegister = Static<typeof CashRegister>;
 

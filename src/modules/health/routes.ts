@@ -1,6 +1,6 @@
 /** Liveness and readiness (decision D12.4): `/health` while the process runs, `/ready` while the database answers. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import { sql } from 'kysely';
 import type { Runtime } from '../../runtime.ts';
 

@@ -4,10 +4,9 @@
  * no body. Static paths (`/find`, `/status`, `/getOrderPackage`…) win over `/:orderId` in Fastify's router.
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { Runtime } from '../../runtime.ts';
 import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
-import type { MarkingStatus, OrderStatus } from './enums.ts';
 import { InboundFindService } from './find.service.ts';
 import { InboundCaches } from './order-cache.ts';
 import { PackageService } from './packages.service.ts';
@@ -57,8 +56,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         response: { 200: Order, ...errors },
       },
     },
-    async (request, reply) =>
-      reply.type(HAL).send(await orders.create(request.principal, request.body as OrderCreateBody)),
+    async (request, reply) => reply.type(HAL).send(await orders.create(request.principal, request.body)),
   );
 
   app.patch(
@@ -71,8 +69,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
         response: { 200: Order, ...errors },
       },
     },
-    async (request, reply) =>
-      reply.type(HAL).send(await orders.patch(request.principal, request.body as OrderPatchBody)),
+    async (request, reply) => reply.type(HAL).send(await orders.patch(request.principal, request.body)),
   );
 
   app.get(
@@ -86,9 +83,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
       },
     },
     async (request, reply) =>
-      reply
-        .type(HAL)
-        .send(await lists.findBody(request.principal, request.query as OrderFindQuery, request.url)),
+      reply.type(HAL).send(await lists.findBody(request.principal, request.query, request.url)),
   );
 
   app.get(
@@ -117,11 +112,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
       },
     },
     async (request, reply) => {
-      await packages.replace(
-        request.principal,
-        parseId('order', request.query.orderId),
-        request.body as OrderPackage[],
-      );
+      await packages.replace(request.principal, parseId('order', request.query.orderId), request.body);
       return sendEmpty(reply);
     },
   );
@@ -140,7 +131,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
       await orders.setMarkingStatus(
         request.principal,
         parseId('order', request.query.orderId),
-        request.query.status as MarkingStatus,
+        request.query.status,
       );
       return sendEmpty(reply);
     },
@@ -174,7 +165,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
       },
     },
     async (request, reply) => {
-      await orders.setStatusBulk(request.principal, request.body, request.query.status as OrderStatus);
+      await orders.setStatusBulk(request.principal, request.body, request.query.status);
       return sendEmpty(reply);
     },
   );
@@ -237,11 +228,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
       reply
         .type(HAL)
         .send(
-          await orders.addProduct(
-            request.principal,
-            parseId('order', request.params.orderId),
-            request.body as OrderProductInput,
-          ),
+          await orders.addProduct(request.principal, parseId('order', request.params.orderId), request.body),
         ),
   );
 
@@ -263,7 +250,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
           await orders.updateProduct(
             request.principal,
             parseId('order', request.params.orderId),
-            request.body as OrderProductInput,
+            request.body,
           ),
         ),
   );
@@ -283,7 +270,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
       await orders.setStatus(
         request.principal,
         parseId('order', request.params.orderId),
-        request.query.status as OrderStatus,
+        request.query.status,
       );
       return sendEmpty(reply);
     },
@@ -339,7 +326,7 @@ export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> =
           await lists.history(
             request.principal,
             parseId('order', request.params.orderId),
-            request.query as OrderFilterQuery,
+            request.query,
             request.url,
           ),
         ),

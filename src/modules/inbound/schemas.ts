@@ -5,9 +5,18 @@
  * Units: `price`/`totalPrice` are decimals with 2 places in the organization's currency (stored exactly);
  * dates are ISO 8601 UTC; ids are int64.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { ServiceSchema, StringEnum } from '../../domain/enums.ts';
-import { Int64, Int64String, PagingQuery, RepeatedQuery } from '../../http/schemas.ts';
+import {
+  DateTime as DateTimeSchema,
+  Int64,
+  Int64String,
+  Links,
+  Money as MoneySchema,
+  Nullable,
+  PagingQuery,
+  RepeatedQuery,
+} from '../../http/schemas.ts';
 import {
   BOX_TYPES,
   CarrierSchema,
@@ -18,19 +27,8 @@ import {
   OrderTypeSchema,
 } from './enums.ts';
 
-/**
- * `T | null` as `type: [T's type, 'null']` rather than `anyOf`: with Ajv's type coercion an `anyOf` would turn
- * `null` into `""` or `0` through its first branch.
- */
-const Nullable = <T extends TSchema>(schema: T) =>
-  Type.Unsafe<Static<T> | null>({
-    ...schema,
-    type: [schema.type as string, 'null'],
-    ...(Array.isArray(schema.enum) && { enum: [...(schema.enum as unknown[]), null] }),
-  });
-const DateTime = Type.String({ format: 'date-time' });
-const Money = Type.Number({ minimum: 0, maximum: 99_999_999_999_999, description: 'Decimal, 2 places' });
-const Links = Type.Object({ self: Type.Object({ href: Type.String() }) });
+const DateTime = DateTimeSchema();
+const Money = MoneySchema();
 
 /** Descriptive product data of a position (until the catalog group lands: see docs/decisions.md). */
 export const ProductSummary = Type.Object({
@@ -379,10 +377,10 @@ export const OrderFilterQuery = Type.Object({
 export type OrderFilterQuery = Static<typeof OrderFilterQuery>;
 
 /** `find` takes the filter set plus `orderId`. */
-export const OrderFindQuery = Type.Composite([
-  OrderFilterQuery,
-  Type.Object({ orderId: Type.Optional(Int64Query) }),
-]);
+export const OrderFindQuery = Type.Object({
+  ...OrderFilterQuery.properties,
+  orderId: Type.Optional(Int64Query),
+});
 export type OrderFindQuery = Static<typeof OrderFindQuery>;
 
 /** Response of `find` (reference FindResponseOrder, D4.2). */

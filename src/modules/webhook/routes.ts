@@ -4,7 +4,7 @@
  * GET needs a READ or WRITE token, every other method a WRITE token (D2.3).
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type } from 'typebox';
 import type { Runtime } from '../../runtime.ts';
 import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
 import { DeliveryQueue } from './delivery-queue.ts';

@@ -2,14 +2,19 @@
  * Schemas of the webhook group (spec §4.4, §6, decision D9). `types` ⊆ the event kinds of spec §6; the secret
  * appears only in the create response (D9.1). Delivery log rows are an extension of the spec (issue 3).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../../events/outbox.ts';
 import { StringEnum } from '../../domain/enums.ts';
-import { Int64, Int64String, Page, PagingQuery } from '../../http/schemas.ts';
+import {
+  DateTime as DateTimeSchema,
+  Int64,
+  Int64String,
+  Nullable,
+  Page,
+  PagingQuery,
+} from '../../http/schemas.ts';
 
-const DateTime = Type.String({ format: 'date-time' });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+const DateTime = DateTimeSchema();
 
 /** An event kind of spec §6. */
 export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'Event kind' });
