@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
-import { addressClass } from '../../src/modules/webhook/url-guard.ts';
+import { addressClass } from '../../src/connectors/url-guard.ts';
 
 let t: TestApp;
 let account: TestAccount;

@@ -22,7 +22,7 @@ import type {
   WebhookDelivery,
   WebhookDeliveryPage,
 } from './schemas.ts';
-import { assertSafeWebhookUrl, UnsafeTargetError } from './url-guard.ts';
+import { assertSafeWebhookUrl, UnsafeTargetError } from '../../connectors/url-guard.ts';
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
