@@ -14,10 +14,7 @@ import { authenticationHook } from './http/auth.ts';
 import { installErrorHandlers } from './http/error-handler.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { ErrorResponse } from './http/schemas.ts';
-import { healthRoutes } from './modules/health/routes.ts';
-import { adminRoutes } from './modules/accounts/routes.ts';
-import { inboundRoutes } from './modules/inbound/routes.ts';
-import { webhookRoutes } from './modules/webhook/routes.ts';
+import type { ResourceGroup } from './modules/group.ts';
 
 /** Options of `buildApp`. */
 export interface BuildAppOptions {
@@ -25,8 +22,15 @@ export interface BuildAppOptions {
   logger?: boolean | { level: string };
 }
 
-/** Creates the Fastify app with every route group registered; call `ready()` or `listen()` next. */
-export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+/**
+ * Creates the Fastify app with the routes of `groups` (see `src/modules/index.ts`); call `ready()` or `listen()`
+ * next.
+ */
+export async function buildApp(
+  runtime: Runtime,
+  groups: readonly ResourceGroup[],
+  options: BuildAppOptions = {},
+): Promise<FastifyInstance> {
   const { config } = runtime;
   const app = Fastify({
     logger:
@@ -70,13 +74,13 @@ export async function buildApp(runtime: Runtime, options: BuildAppOptions = {}):
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
-  await app.register(healthRoutes, { runtime });
-  await app.register(adminRoutes, { runtime, prefix: '/admin' });
+  for (const group of groups.filter((candidate) => candidate.scope === 'root'))
+    await app.register(group.routes, { prefix: group.prefix });
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticationHook(runtime.authenticator));
-      await api.register(inboundRoutes, { runtime, prefix: '/inbound' });
-      await api.register(webhookRoutes, { runtime, prefix: '/webhook' });
+      for (const group of groups.filter((candidate) => candidate.scope === 'api'))
+        await api.register(group.routes, { prefix: group.prefix });
     },
     { prefix: '/api' },
   );

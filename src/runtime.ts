@@ -1,18 +1,17 @@
 /**
- * Everything a service process shares between requests: settings, the database, change notifications and the
- * authenticator. `src/app.ts` builds the HTTP app over a runtime; tests open one on their own database.
+ * Everything a service process shares between requests: settings, the database, change notifications, the
+ * authenticator, the change runner and the job queue. It knows no resource group: `src/modules/index.ts`
+ * builds the groups over a runtime (each group's factory builds its services once for routes, jobs and the CLI),
+ * and `src/app.ts` builds the HTTP app over both. Tests open one on their own database.
  */
 import type { Config } from './config.ts';
 import { createDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ChangeNotifier } from './db/notifications.ts';
 import { TokenAuthenticator } from './http/auth.ts';
-import type { EventRecorder } from './events/outbox.ts';
-import type PgBoss from 'pg-boss';
+import { ChangeRunner } from './changes/change-runner.ts';
+import { JobQueue } from './jobs/job.ts';
 import { startJobQueue } from './jobs/queue.ts';
-import { DeliveryQueue } from './modules/webhook/delivery-queue.ts';
-import { WebhookDispatcher } from './modules/webhook/dispatcher.ts';
-import { WebhookOutbox } from './modules/webhook/outbox.ts';
 
 /** Shared state of one service process. */
 export interface Runtime {
@@ -22,25 +21,30 @@ export interface Runtime {
   database: Database;
   notifier: ChangeNotifier;
   authenticator: TokenAuthenticator;
-  /** Records change events in the outbox, inside the change's transaction (D9.3). */
-  events: EventRecorder;
-  /** The pg-boss job queue on the same database (webhook deliveries). */
-  jobs: PgBoss;
-  /** Delivers webhooks from this process; undefined when workers are off (`workers: false` or WEBHOOK_WORKERS=0). */
-  webhookDispatcher: WebhookDispatcher | undefined;
-  /** Closes what `openRuntime` opened, in reverse order. */
+  /** Runs every mutation as one transaction with its events, notifications and jobs. */
+  changes: ChangeRunner;
+  /** The pg-boss job queue on the same database. */
+  jobs: JobQueue;
+  /** Whether this process runs background workers (`RuntimeOptions.workers`). */
+  workers: boolean;
+  /**
+   * Registers `stop` to run on close, after the job queue stopped (no job runs any more) and before the
+   * database closes; later registrations stop first.
+   */
+  onClose(stop: () => Promise<void>): void;
+  /** Closes what `openRuntime` opened and what registered with `onClose`, in reverse order. */
   close(): Promise<void>;
 }
 
 /** Options of `openRuntime`. */
 export interface RuntimeOptions {
-  /** Start the background workers (webhook delivery); default true. Jobs are still enqueued when false. */
+  /** Start the background workers of the groups; default true. Jobs are still enqueued when false. */
   workers?: boolean;
 }
 
 /**
  * Connects to `databaseUrl`, applies pending migrations, starts listening for change notifications and starts
- * the job queue (and, unless `options.workers` is false, the webhook delivery workers).
+ * the job queue.
  * @throws when the database cannot be reached or a migration fails
  */
 export async function openRuntime(
@@ -50,42 +54,34 @@ export async function openRuntime(
 ): Promise<Runtime> {
   const database = createDatabase(databaseUrl, config.databasePoolSize);
   const notifier = new ChangeNotifier(databaseUrl);
-  let jobs: PgBoss | undefined;
+  let boss: Awaited<ReturnType<typeof startJobQueue>> | undefined;
   try {
     await migrateToLatest(database.db);
     await notifier.start();
-    const authenticator = new TokenAuthenticator(database.db, notifier);
-    jobs = await startJobQueue(database.pool, {
-      maintenanceIntervalSeconds: config.webhookPollSeconds,
-    });
-    const queue = jobs;
-    const deliveryQueue = new DeliveryQueue(queue, config.webhookJobExpireSeconds);
-    const events: EventRecorder = new WebhookOutbox(deliveryQueue);
-    let webhookDispatcher: WebhookDispatcher | undefined;
-    if (options.workers !== false && config.webhookWorkers > 0) {
-      webhookDispatcher = new WebhookDispatcher(queue, database.db, deliveryQueue, config);
-      await webhookDispatcher.start(notifier);
-    }
+    boss = await startJobQueue(database.pool, { maintenanceIntervalSeconds: config.webhookPollSeconds });
+    const queue = boss;
+    const stops: Array<() => Promise<void>> = [];
     return {
       config,
       databaseUrl,
       database,
       notifier,
-      authenticator,
-      events,
-      jobs: queue,
-      webhookDispatcher,
+      authenticator: new TokenAuthenticator(database.db, notifier),
+      changes: new ChangeRunner(database.db),
+      jobs: new JobQueue(queue, config.webhookPollSeconds),
+      workers: options.workers !== false,
+      onClose: (stop) => void stops.push(stop),
       async close() {
-        // Waits for deliveries in flight; what is cut off is retried after expiry (at-least-once).
+        // Waits for jobs in flight; what is cut off is retried after expiry (at-least-once).
         await queue.stop({ graceful: true, timeout: config.webhookTimeoutMs + 5_000 });
-        await webhookDispatcher?.stop();
+        for (const stop of stops.reverse()) await stop();
         await notifier.close();
         await database.close();
       },
     };
   } catch (error) {
     // Release what was opened before the failure.
-    await jobs?.stop({ graceful: false }).catch(() => undefined);
+    await boss?.stop({ graceful: false }).catch(() => undefined);
     await notifier.close();
     await database.close();
     throw error;

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { buildApp } from './app.ts';
+import { createGroups, startGroupWorkers } from './modules/index.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
 import { AccountService } from './modules/accounts/service.ts';
@@ -54,7 +55,9 @@ export async function startService(config: Config): Promise<RunningService> {
       const demo = await new AccountService(runtime.database.db).seedDemoAccount(config.dataDir);
       if (demo) printDemoCredentials(demo, config.dataDir);
     }
-    const app = await buildApp(runtime);
+    const groups = createGroups(runtime);
+    const app = await buildApp(runtime, groups);
+    await startGroupWorkers(runtime, groups);
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     const url =

@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { buildApp } from '../../src/app.ts';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
+import { createGroups, startGroupWorkers } from '../../src/modules/index.ts';
+import type { ResourceGroup } from '../../src/modules/group.ts';
 
 /** The admin token every test app is configured with. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token';
@@ -15,6 +17,8 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token';
 export interface TestApp {
   app: FastifyInstance;
   runtime: Runtime;
+  /** The groups built over `runtime` (e.g. the webhook group's dispatcher). */
+  groups: ResourceGroup[];
   config: Config;
   close(): Promise<void>;
 }
@@ -41,11 +45,14 @@ export async function buildTestApp(
     ...env,
   });
   const runtime = await openRuntime(config, databaseUrl, options);
-  const app = await buildApp(runtime, { logger: false });
+  const groups = createGroups(runtime);
+  const app = await buildApp(runtime, groups, { logger: false });
   await app.ready();
+  await startGroupWorkers(runtime, groups);
   return {
     app,
     runtime,
+    groups,
     config,
     async close() {
       await app.close();

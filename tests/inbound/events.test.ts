@@ -16,7 +16,7 @@ let t: TestApp;
 let c: Caller;
 let recorded: Recorded[];
 let renderCalls: number;
-let original: EventRecorder;
+let original: EventRecorder | undefined;
 
 const recorder: EventRecorder = {
   async record(trx, candidates, render) {
@@ -32,11 +32,11 @@ const recorder: EventRecorder = {
 beforeAll(async () => {
   t = await buildTestApp();
   c = await newCaller(t.app, t.runtime);
-  original = t.runtime.events;
-  t.runtime.events = recorder;
+  original = t.runtime.changes.eventRecorder;
+  t.runtime.changes.installRecorder(recorder);
 });
 afterAll(async () => {
-  t.runtime.events = original;
+  t.runtime.changes.installRecorder(original);
   await t.close();
 });
 beforeEach(() => {
@@ -93,14 +93,14 @@ describe('events', () => {
     recorded = [];
     await c.call('POST', '/api/inbound/status?status=SEND', [order.id, 8_000_000_000_000_005]);
     expect(recorded).toEqual([]);
-    t.runtime.events = {
+    t.runtime.changes.installRecorder({
       record: () => Promise.reject(new Error('outbox unavailable')),
-    };
+    });
     try {
       const answer = await c.call('PATCH', '/api/inbound/', { id: order.id, name: 'after' });
       expect(answer.status).toBe(500);
     } finally {
-      t.runtime.events = recorder;
+      t.runtime.changes.installRecorder(recorder);
     }
     expect(await c.get(order.id)).toMatchObject({ name: 'before', versionId: 1 });
   });

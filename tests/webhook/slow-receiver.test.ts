@@ -16,6 +16,7 @@ import {
   buildWebhookApp,
   createOwnDatabase,
   deliveryJobs,
+  dispatcherOf,
   recordEvents,
   serviceAccountWithSubscription,
   serviceCall,
@@ -115,7 +116,7 @@ describe('slow receiver', () => {
       ),
     );
     const jobs = await deliveryJobs(t.runtime.database.db, slowIds);
-    expect(t.runtime.webhookDispatcher?.backgroundSends).toBe(3);
+    expect(dispatcherOf(t).backgroundSends).toBe(3);
     for (const id of slowIds) {
       const own = jobs.filter((job) => job.d === id);
       expect(own.map((job) => job.a)).toEqual([0, 0]);
@@ -129,7 +130,7 @@ describe('slow receiver', () => {
     await waitFor('the held deliveries recorded', async () =>
       (await deliveriesOf(slow)).every((row) => row.status === 'DELIVERED'),
     );
-    expect(t.runtime.webhookDispatcher?.backgroundSends).toBe(0);
+    expect(dispatcherOf(t).backgroundSends).toBe(0);
     await waitFor(
       'the watchdog jobs done',
       async () =>
@@ -178,7 +179,7 @@ describe('slow receiver and a graceful stop', () => {
         [1],
       );
       await waitFor('the send in the background', () =>
-        Promise.resolve(stopping.runtime.webhookDispatcher?.backgroundSends === 1),
+        Promise.resolve(dispatcherOf(stopping).backgroundSends === 1),
       );
       // The receiver never answers: the attempt ends at its timeout, long after everything else has stopped, and
       // its outcome must still reach the database before the pool closes.

@@ -26,96 +26,107 @@ import {
   UserCreateBody,
 } from './schemas.ts';
 
-export const adminRoutes: FastifyPluginAsyncTypebox<{ runtime: Runtime }> = async (app, { runtime }) => {
-  const accounts = new AccountService(runtime.database.db, runtime.notifier);
-  const adminToken = runtime.config.adminToken;
+/** The admin routes over `runtime` (its database, notifier and `ADMIN_TOKEN`). */
+export const adminRoutes =
+  (runtime: Runtime): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const accounts = new AccountService(runtime.database.db, runtime.notifier);
+    const adminToken = runtime.config.adminToken;
 
-  app.addHook('onRequest', async (request) => {
-    const given = tokenFromHeader(request.headers.authorization);
-    if (adminToken === undefined || given === undefined || !secretsEqual(given, adminToken)) {
-      throw new AppError('auth_required');
-    }
-  });
+    app.addHook('onRequest', async (request) => {
+      const given = tokenFromHeader(request.headers.authorization);
+      if (adminToken === undefined || given === undefined || !secretsEqual(given, adminToken)) {
+        throw new AppError('auth_required');
+      }
+    });
 
-  const hide = { hide: true };
+    const hide = { hide: true };
 
-  app.post(
-    '/clients',
-    { schema: { ...hide, body: ClientCreateBody, response: { 200: Client } } },
-    (request) => accounts.createClient(request.body),
-  );
+    app.post(
+      '/clients',
+      { schema: { ...hide, body: ClientCreateBody, response: { 200: Client } } },
+      (request) => accounts.createClient(request.body),
+    );
 
-  app.patch(
-    '/clients/:clientId',
-    { schema: { ...hide, params: IdParams('clientId'), body: ClientPatchBody, response: { 200: Client } } },
-    (request) => accounts.updateClient(parseId('client', request.params.clientId as string), request.body),
-  );
+    app.patch(
+      '/clients/:clientId',
+      { schema: { ...hide, params: IdParams('clientId'), body: ClientPatchBody, response: { 200: Client } } },
+      (request) => accounts.updateClient(parseId('client', request.params.clientId as string), request.body),
+    );
 
-  app.post(
-    '/clients/:clientId/organizations',
-    {
-      schema: {
-        ...hide,
-        params: IdParams('clientId'),
-        body: OrganizationCreateBody,
-        response: { 200: Organization },
+    app.post(
+      '/clients/:clientId/organizations',
+      {
+        schema: {
+          ...hide,
+          params: IdParams('clientId'),
+          body: OrganizationCreateBody,
+          response: { 200: Organization },
+        },
       },
-    },
-    (request) =>
-      accounts.createOrganization(parseId('client', request.params.clientId as string), request.body),
-  );
+      (request) =>
+        accounts.createOrganization(parseId('client', request.params.clientId as string), request.body),
+    );
 
-  app.post(
-    '/clients/:clientId/users',
-    { schema: { ...hide, params: IdParams('clientId'), body: UserCreateBody, response: { 200: User } } },
-    (request) => accounts.createUser(parseId('client', request.params.clientId as string), request.body),
-  );
+    app.post(
+      '/clients/:clientId/users',
+      { schema: { ...hide, params: IdParams('clientId'), body: UserCreateBody, response: { 200: User } } },
+      (request) => accounts.createUser(parseId('client', request.params.clientId as string), request.body),
+    );
 
-  app.post(
-    '/users/:userId/tokens',
-    {
-      schema: { ...hide, params: IdParams('userId'), body: TokenCreateBody, response: { 200: CreatedToken } },
-    },
-    (request) => accounts.createToken(parseId('user', request.params.userId as string), request.body),
-  );
-
-  app.delete(
-    '/tokens/:tokenId',
-    { schema: { ...hide, params: IdParams('tokenId'), response: { 200: EmptyResponse } } },
-    async (request, reply) => {
-      await accounts.revokeToken(parseId('token', request.params.tokenId as string));
-      return sendEmpty(reply);
-    },
-  );
-
-  app.post(
-    '/organizations/:organizationId/integrations',
-    {
-      schema: {
-        ...hide,
-        params: IdParams('organizationId'),
-        body: IntegrationCreateBody,
-        response: { 200: Integration },
+    app.post(
+      '/users/:userId/tokens',
+      {
+        schema: {
+          ...hide,
+          params: IdParams('userId'),
+          body: TokenCreateBody,
+          response: { 200: CreatedToken },
+        },
       },
-    },
-    (request) =>
-      accounts.setIntegration(parseId('organization', request.params.organizationId as string), request.body),
-  );
+      (request) => accounts.createToken(parseId('user', request.params.userId as string), request.body),
+    );
 
-  app.post(
-    '/organizations/:organizationId/cash-register',
-    {
-      schema: {
-        ...hide,
-        params: IdParams('organizationId'),
-        body: CashRegisterBody,
-        response: { 200: CashRegister },
+    app.delete(
+      '/tokens/:tokenId',
+      { schema: { ...hide, params: IdParams('tokenId'), response: { 200: EmptyResponse } } },
+      async (request, reply) => {
+        await accounts.revokeToken(parseId('token', request.params.tokenId as string));
+        return sendEmpty(reply);
       },
-    },
-    (request) =>
-      accounts.setCashRegister(
-        parseId('organization', request.params.organizationId as string),
-        request.body,
-      ),
-  );
-};
+    );
+
+    app.post(
+      '/organizations/:organizationId/integrations',
+      {
+        schema: {
+          ...hide,
+          params: IdParams('organizationId'),
+          body: IntegrationCreateBody,
+          response: { 200: Integration },
+        },
+      },
+      (request) =>
+        accounts.setIntegration(
+          parseId('organization', request.params.organizationId as string),
+          request.body,
+        ),
+    );
+
+    app.post(
+      '/organizations/:organizationId/cash-register',
+      {
+        schema: {
+          ...hide,
+          params: IdParams('organizationId'),
+          body: CashRegisterBody,
+          response: { 200: CashRegister },
+        },
+      },
+      (request) =>
+        accounts.setCashRegister(
+          parseId('organization', request.params.organizationId as string),
+          request.body,
+        ),
+    );
+  };

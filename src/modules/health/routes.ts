@@ -6,19 +6,22 @@ import type { Runtime } from '../../runtime.ts';
 
 const Status = Type.Object({ status: Type.String() });
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ runtime: Runtime }> = async (app, { runtime }) => {
-  app.get('/health', { schema: { hide: true, response: { 200: Status } } }, () => ({ status: 'ok' }));
+/** `/health` and `/ready` over `runtime`. */
+export const healthRoutes =
+  (runtime: Runtime): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get('/health', { schema: { hide: true, response: { 200: Status } } }, () => ({ status: 'ok' }));
 
-  app.get(
-    '/ready',
-    { schema: { hide: true, response: { 200: Status, 503: Status } } },
-    async (_request, reply) => {
-      try {
-        await sql`select 1`.execute(runtime.database.db);
-        return { status: 'ready' };
-      } catch {
-        return reply.code(503).send({ status: 'database unavailable' });
-      }
-    },
-  );
-};
+    app.get(
+      '/ready',
+      { schema: { hide: true, response: { 200: Status, 503: Status } } },
+      async (_request, reply) => {
+        try {
+          await sql`select 1`.execute(runtime.database.db);
+          return { status: 'ready' };
+        } catch {
+          return reply.code(503).send({ status: 'database unavailable' });
+        }
+      },
+    );
+  };

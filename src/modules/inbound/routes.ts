@@ -5,12 +5,8 @@
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Runtime } from '../../runtime.ts';
 import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
-import { InboundFindService } from './find.service.ts';
-import { InboundCaches } from './order-cache.ts';
-import { PackageService } from './packages.service.ts';
-import { InboundService } from './service.ts';
+import type { InboundServices } from './group.ts';
 import {
   BulkStatusBody,
   DeleteQuery,
@@ -37,299 +33,298 @@ const HAL = 'application/hal+json; charset=utf-8';
 const tags = ['inbound'];
 const errors = { ...errorResponses, 409: Type.Ref('ErrorResponse') };
 
-/** Registers the sixteen operations of spec §4.1 with their shared document cache. */
-export const inboundRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> = (app, { runtime }, done) => {
-  const caches = new InboundCaches();
-  caches.attach(runtime.notifier);
-  const baseUrl = runtime.config.publicBaseUrl;
-  const orders = new InboundService(runtime, caches);
-  const packages = new PackageService(orders, runtime.database.db, baseUrl);
-  const lists = new InboundFindService(runtime.database.db, baseUrl, caches);
-
-  app.post(
-    '/',
-    {
-      schema: {
-        tags,
-        summary: 'Create a document',
-        body: OrderCreateBody,
-        response: { 200: Order, ...errors },
+/** The sixteen operations of spec §4.1 over the group's services. */
+export const inboundRoutes =
+  ({ orders, packages, lists }: InboundServices): FastifyPluginCallbackTypebox =>
+  (app, _options, done) => {
+    app.post(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'Create a document',
+          body: OrderCreateBody,
+          response: { 200: Order, ...errors },
+        },
       },
-    },
-    async (request, reply) => reply.type(HAL).send(await orders.create(request.principal, request.body)),
-  );
+      async (request, reply) => reply.type(HAL).send(await orders.create(request.principal, request.body)),
+    );
 
-  app.patch(
-    '/',
-    {
-      schema: {
-        tags,
-        summary: 'Change a document',
-        body: OrderPatchBody,
-        response: { 200: Order, ...errors },
+    app.patch(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'Change a document',
+          body: OrderPatchBody,
+          response: { 200: Order, ...errors },
+        },
       },
-    },
-    async (request, reply) => reply.type(HAL).send(await orders.patch(request.principal, request.body)),
-  );
+      async (request, reply) => reply.type(HAL).send(await orders.patch(request.principal, request.body)),
+    );
 
-  app.get(
-    '/find',
-    {
-      schema: {
-        tags,
-        summary: 'Find documents',
-        querystring: OrderFindQuery,
-        response: { 200: FindResponseOrder, ...errors },
+    app.get(
+      '/find',
+      {
+        schema: {
+          tags,
+          summary: 'Find documents',
+          querystring: OrderFindQuery,
+          response: { 200: FindResponseOrder, ...errors },
+        },
       },
-    },
-    async (request, reply) =>
-      reply.type(HAL).send(await lists.findBody(request.principal, request.query, request.url)),
-  );
+      async (request, reply) =>
+        reply.type(HAL).send(await lists.findBody(request.principal, request.query, request.url)),
+    );
 
-  app.get(
-    '/getOrderPackage',
-    {
-      schema: {
-        tags,
-        summary: 'Cargo places of a document',
-        querystring: OrderIdQuery,
-        response: { 200: Type.Array(OrderPackage), ...errors },
+    app.get(
+      '/getOrderPackage',
+      {
+        schema: {
+          tags,
+          summary: 'Cargo places of a document',
+          querystring: OrderIdQuery,
+          response: { 200: Type.Array(OrderPackage), ...errors },
+        },
       },
-    },
-    async (request, reply) =>
-      reply.type(HAL).send(await packages.list(request.principal, parseId('order', request.query.orderId))),
-  );
+      async (request, reply) =>
+        reply.type(HAL).send(await packages.list(request.principal, parseId('order', request.query.orderId))),
+    );
 
-  app.post(
-    '/updateOrderPackage',
-    {
-      schema: {
-        tags,
-        summary: 'Replace the cargo places of a document',
-        querystring: OrderIdQuery,
-        body: PackagesBody,
-        response: { 200: EmptyResponse, ...errors },
+    app.post(
+      '/updateOrderPackage',
+      {
+        schema: {
+          tags,
+          summary: 'Replace the cargo places of a document',
+          querystring: OrderIdQuery,
+          body: PackagesBody,
+          response: { 200: EmptyResponse, ...errors },
+        },
       },
-    },
-    async (request, reply) => {
-      await packages.replace(request.principal, parseId('order', request.query.orderId), request.body);
-      return sendEmpty(reply);
-    },
-  );
+      async (request, reply) => {
+        await packages.replace(request.principal, parseId('order', request.query.orderId), request.body);
+        return sendEmpty(reply);
+      },
+    );
 
-  app.post(
-    '/setOrderMarkingStatus',
-    {
-      schema: {
-        tags,
-        summary: 'Set the marking status',
-        querystring: MarkingStatusQuery,
-        response: { 200: EmptyResponse, ...errors },
+    app.post(
+      '/setOrderMarkingStatus',
+      {
+        schema: {
+          tags,
+          summary: 'Set the marking status',
+          querystring: MarkingStatusQuery,
+          response: { 200: EmptyResponse, ...errors },
+        },
       },
-    },
-    async (request, reply) => {
-      await orders.setMarkingStatus(
-        request.principal,
-        parseId('order', request.query.orderId),
-        request.query.status,
-      );
-      return sendEmpty(reply);
-    },
-  );
+      async (request, reply) => {
+        await orders.setMarkingStatus(
+          request.principal,
+          parseId('order', request.query.orderId),
+          request.query.status,
+        );
+        return sendEmpty(reply);
+      },
+    );
 
-  app.post(
-    '/removeIncomeStock',
-    {
-      schema: {
-        tags,
-        summary: 'Remove the stock created at receiving',
-        querystring: OrderIdQuery,
-        response: { 200: EmptyResponse, ...errors },
+    app.post(
+      '/removeIncomeStock',
+      {
+        schema: {
+          tags,
+          summary: 'Remove the stock created at receiving',
+          querystring: OrderIdQuery,
+          response: { 200: EmptyResponse, ...errors },
+        },
       },
-    },
-    async (request, reply) => {
-      await orders.removeIncomeStock(request.principal, parseId('order', request.query.orderId));
-      return sendEmpty(reply);
-    },
-  );
+      async (request, reply) => {
+        await orders.removeIncomeStock(request.principal, parseId('order', request.query.orderId));
+        return sendEmpty(reply);
+      },
+    );
 
-  app.post(
-    '/status',
-    {
-      schema: {
-        tags,
-        summary: 'Set the status of several documents (all or nothing)',
-        querystring: StatusQuery,
-        body: BulkStatusBody,
-        response: { 200: EmptyResponse, ...errors },
+    app.post(
+      '/status',
+      {
+        schema: {
+          tags,
+          summary: 'Set the status of several documents (all or nothing)',
+          querystring: StatusQuery,
+          body: BulkStatusBody,
+          response: { 200: EmptyResponse, ...errors },
+        },
       },
-    },
-    async (request, reply) => {
-      await orders.setStatusBulk(request.principal, request.body, request.query.status);
-      return sendEmpty(reply);
-    },
-  );
+      async (request, reply) => {
+        await orders.setStatusBulk(request.principal, request.body, request.query.status);
+        return sendEmpty(reply);
+      },
+    );
 
-  app.get(
-    '/:orderId',
-    {
-      schema: {
-        tags,
-        summary: 'A document with its products',
-        params: OrderIdParams,
-        querystring: OrderGetQuery,
-        response: { 200: Order, ...errors },
+    app.get(
+      '/:orderId',
+      {
+        schema: {
+          tags,
+          summary: 'A document with its products',
+          params: OrderIdParams,
+          querystring: OrderGetQuery,
+          response: { 200: Order, ...errors },
+        },
       },
-    },
-    async (request, reply) => {
-      const body = await orders.getOrderBody(
-        request.principal,
-        parseId('order', request.params.orderId),
-        request.query,
-      );
-      // A ready JSON string: Fastify sends it as is (no second serialization).
-      return reply.type(HAL).send(body);
-    },
-  );
+      async (request, reply) => {
+        const body = await orders.getOrderBody(
+          request.principal,
+          parseId('order', request.params.orderId),
+          request.query,
+        );
+        // A ready JSON string: Fastify sends it as is (no second serialization).
+        return reply.type(HAL).send(body);
+      },
+    );
 
-  app.delete(
-    '/:orderId',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a document; deleted=false restores it',
-        params: OrderIdParams,
-        querystring: DeleteQuery,
-        response: { 200: EmptyResponse, ...errors },
+    app.delete(
+      '/:orderId',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a document; deleted=false restores it',
+          params: OrderIdParams,
+          querystring: DeleteQuery,
+          response: { 200: EmptyResponse, ...errors },
+        },
       },
-    },
-    async (request, reply) => {
-      await orders.setDeleted(
-        request.principal,
-        parseId('order', request.params.orderId),
-        request.query.deleted !== false,
-      );
-      return sendEmpty(reply);
-    },
-  );
+      async (request, reply) => {
+        await orders.setDeleted(
+          request.principal,
+          parseId('order', request.params.orderId),
+          request.query.deleted !== false,
+        );
+        return sendEmpty(reply);
+      },
+    );
 
-  app.post(
-    '/:orderId/product',
-    {
-      schema: {
-        tags,
-        summary: 'Add a product',
-        params: OrderIdParams,
-        body: OrderProductInput,
-        response: { 200: OrderProduct, ...errors },
+    app.post(
+      '/:orderId/product',
+      {
+        schema: {
+          tags,
+          summary: 'Add a product',
+          params: OrderIdParams,
+          body: OrderProductInput,
+          response: { 200: OrderProduct, ...errors },
+        },
       },
-    },
-    async (request, reply) =>
-      reply
-        .type(HAL)
-        .send(
-          await orders.addProduct(request.principal, parseId('order', request.params.orderId), request.body),
-        ),
-  );
-
-  app.put(
-    '/:orderId/product',
-    {
-      schema: {
-        tags,
-        summary: 'Update a product',
-        params: OrderIdParams,
-        body: OrderProductInput,
-        response: { 200: OrderProduct, ...errors },
-      },
-    },
-    async (request, reply) =>
-      reply
-        .type(HAL)
-        .send(
-          await orders.updateProduct(
-            request.principal,
-            parseId('order', request.params.orderId),
-            request.body,
+      async (request, reply) =>
+        reply
+          .type(HAL)
+          .send(
+            await orders.addProduct(
+              request.principal,
+              parseId('order', request.params.orderId),
+              request.body,
+            ),
           ),
-        ),
-  );
+    );
 
-  app.post(
-    '/:orderId/status',
-    {
-      schema: {
-        tags,
-        summary: 'Set the status of a document',
-        params: OrderIdParams,
-        querystring: StatusQuery,
-        response: { 200: EmptyResponse, ...errors },
+    app.put(
+      '/:orderId/product',
+      {
+        schema: {
+          tags,
+          summary: 'Update a product',
+          params: OrderIdParams,
+          body: OrderProductInput,
+          response: { 200: OrderProduct, ...errors },
+        },
       },
-    },
-    async (request, reply) => {
-      await orders.setStatus(
-        request.principal,
-        parseId('order', request.params.orderId),
-        request.query.status,
-      );
-      return sendEmpty(reply);
-    },
-  );
-
-  app.post(
-    '/:orderId/divergence/fix',
-    {
-      schema: {
-        tags,
-        summary: 'Fix divergences',
-        params: OrderIdParams,
-        response: { 200: EmptyResponse, ...errors },
-      },
-    },
-    async (request, reply) => {
-      await packages.fix(request.principal, parseId('order', request.params.orderId));
-      return sendEmpty(reply);
-    },
-  );
-
-  app.get(
-    '/:orderId/divergence',
-    {
-      schema: {
-        tags,
-        summary: 'Packing divergence',
-        params: OrderIdParams,
-        response: { 200: TotalDivergence, ...errors },
-      },
-    },
-    async (request, reply) =>
-      reply
-        .type(HAL)
-        .send(await packages.divergence(request.principal, parseId('order', request.params.orderId))),
-  );
-
-  app.get(
-    '/:orderId/history',
-    {
-      schema: {
-        tags,
-        summary: 'History of a document, newest first',
-        params: OrderIdParams,
-        querystring: OrderFilterQuery,
-        response: { 200: PageFindResponseOrderHistory, ...errors },
-      },
-    },
-    async (request, reply) =>
-      reply
-        .type(HAL)
-        .send(
-          await lists.history(
-            request.principal,
-            parseId('order', request.params.orderId),
-            request.query,
-            request.url,
+      async (request, reply) =>
+        reply
+          .type(HAL)
+          .send(
+            await orders.updateProduct(
+              request.principal,
+              parseId('order', request.params.orderId),
+              request.body,
+            ),
           ),
-        ),
-  );
-  done();
-};
+    );
+
+    app.post(
+      '/:orderId/status',
+      {
+        schema: {
+          tags,
+          summary: 'Set the status of a document',
+          params: OrderIdParams,
+          querystring: StatusQuery,
+          response: { 200: EmptyResponse, ...errors },
+        },
+      },
+      async (request, reply) => {
+        await orders.setStatus(
+          request.principal,
+          parseId('order', request.params.orderId),
+          request.query.status,
+        );
+        return sendEmpty(reply);
+      },
+    );
+
+    app.post(
+      '/:orderId/divergence/fix',
+      {
+        schema: {
+          tags,
+          summary: 'Fix divergences',
+          params: OrderIdParams,
+          response: { 200: EmptyResponse, ...errors },
+        },
+      },
+      async (request, reply) => {
+        await packages.fix(request.principal, parseId('order', request.params.orderId));
+        return sendEmpty(reply);
+      },
+    );
+
+    app.get(
+      '/:orderId/divergence',
+      {
+        schema: {
+          tags,
+          summary: 'Packing divergence',
+          params: OrderIdParams,
+          response: { 200: TotalDivergence, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .type(HAL)
+          .send(await packages.divergence(request.principal, parseId('order', request.params.orderId))),
+    );
+
+    app.get(
+      '/:orderId/history',
+      {
+        schema: {
+          tags,
+          summary: 'History of a document, newest first',
+          params: OrderIdParams,
+          querystring: OrderFilterQuery,
+          response: { 200: PageFindResponseOrderHistory, ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .type(HAL)
+          .send(
+            await lists.history(
+              request.principal,
+              parseId('order', request.params.orderId),
+              request.query,
+              request.url,
+            ),
+          ),
+    );
+    done();
+  };

@@ -8,10 +8,9 @@
  * every process's document cache. A change that changes nothing is a no-op: no version, history or event.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { Runtime } from '../../runtime.ts';
 import type { DB } from '../../db/schema.ts';
-import { notifyChange } from '../../db/notifications.ts';
-import type { EventCandidate, EventType, RenderEntities } from '../../events/outbox.ts';
+import type { ChangeRunner, ChangeSet } from '../../changes/change-runner.ts';
+import type { EventType } from '../../events/outbox.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { organizationRepository } from '../accounts/repository.ts';
@@ -25,7 +24,6 @@ import {
   type OrderProductRow,
   type OrderRow,
 } from './presenter.ts';
-import { orderRenderer } from './render.ts';
 import { historyRepository, orderRepository, productRepository, type OrderValues } from './repository.ts';
 import type {
   OrderCreateBody,
@@ -67,19 +65,22 @@ const DATE_FIELDS = new Set<WritableField>(['createdDate', 'deliveryDate']);
 /** `{field: {from, to}}` of a history row (D5.9). */
 export type Changes = Record<string, { from: unknown; to: unknown }>;
 
-/** Changed documents and their events, collected during a transaction. */
+/**
+ * The documents a change touched, on top of the shared `ChangeSet`: raises their events and, once the work is
+ * done, announces them to every process's document cache (D9.3, P27).
+ */
 export class ChangeLog {
   readonly orderIds: number[] = [];
-  readonly events: EventCandidate[] = [];
+
+  constructor(readonly change: ChangeSet) {}
 
   /** Records that `order` changed and which event it raises. */
   changed(order: { id: number; client_id: number; organization_id: number }, type: EventType): void {
     this.orderIds.push(order.id);
-    this.events.push({
-      type,
+    this.change.event(type, {
+      id: order.id,
       clientId: order.client_id,
       organizationId: order.organization_id,
-      entityId: order.id,
     });
   }
 }
@@ -121,42 +122,31 @@ const positionState = (row: OrderProductRow) => {
 
 /** Operations on documents, positions, status and stock, for one runtime. */
 export class InboundService {
-  /** Renders documents for event bodies (D9.2). */
-  readonly render: RenderEntities;
-
   constructor(
-    private readonly runtime: Runtime,
+    private readonly db: Kysely<DB>,
+    private readonly changes: ChangeRunner,
     private readonly caches: InboundCaches,
-  ) {
-    this.render = orderRenderer(runtime.config.publicBaseUrl);
-  }
-
-  private get db(): Kysely<DB> {
-    return this.runtime.database.db;
-  }
-
-  private get baseUrl(): string {
-    return this.runtime.config.publicBaseUrl;
-  }
+    private readonly baseUrl: string,
+  ) {}
 
   /**
-   * Runs `work` in one transaction, then records its events and announces its changed documents to the other
-   * processes inside it; after the commit drops them from this process's cache at once.
+   * Runs `work` as one change (`ChangeRunner.run`): its events are recorded and its changed documents announced
+   * to the other processes inside the transaction; after the commit they leave this process's cache at once.
    */
   async mutate<T>(
     principal: Principal,
     work: (trx: Transaction<DB>, log: ChangeLog) => Promise<T>,
   ): Promise<T> {
-    const log = new ChangeLog();
-    const result = await this.db.transaction().execute(async (trx) => {
+    return this.changes.run(async (trx, change) => {
+      const log = new ChangeLog(change);
       const value = await work(trx, log);
-      if (log.events.length > 0) await this.runtime.events.record(trx, log.events, this.render);
-      for (const key of this.caches.changeKeys(principal.clientId, log.orderIds))
-        await notifyChange(trx, 'order', key);
+      if (log.orderIds.length > 0) {
+        for (const key of this.caches.changeKeys(principal.clientId, log.orderIds))
+          change.notify('order', key);
+        change.afterCommit(() => this.caches.invalidate(principal.clientId, log.orderIds));
+      }
       return value;
     });
-    if (log.orderIds.length > 0) this.caches.invalidate(principal.clientId, log.orderIds);
-    return result;
   }
 
   /**

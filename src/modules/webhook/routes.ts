@@ -5,10 +5,8 @@
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Runtime } from '../../runtime.ts';
 import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
-import { DeliveryQueue } from './delivery-queue.ts';
-import { WebhookService } from './service.ts';
+import type { WebhookService } from './service.ts';
 import {
   CreatedWebhook,
   DeliveriesQuery,
@@ -20,89 +18,86 @@ import {
   WebhookParams,
 } from './schemas.ts';
 
-export const webhookRoutes: FastifyPluginCallbackTypebox<{ runtime: Runtime }> = (app, { runtime }, done) => {
-  const { config } = runtime;
-  const webhooks = new WebhookService(
-    runtime.database.db,
-    new DeliveryQueue(runtime.jobs, config.webhookJobExpireSeconds),
-    { allowPrivate: config.webhookAllowPrivate },
-  );
-  app.addSchema(Webhook);
-  app.addSchema(WebhookDelivery);
-  const tags = ['webhook'];
+/** The operations of spec §4.4 and the delivery log, over the group's service. */
+export const webhookRoutes =
+  (webhooks: WebhookService): FastifyPluginCallbackTypebox =>
+  (app, _options, done) => {
+    app.addSchema(Webhook);
+    app.addSchema(WebhookDelivery);
+    const tags = ['webhook'];
 
-  app.get(
-    '/',
-    {
-      schema: {
-        tags,
-        summary: 'Webhooks of the client account',
-        response: { 200: Type.Array(Type.Ref('Webhook')), ...errorResponses },
+    app.get(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'Webhooks of the client account',
+          response: { 200: Type.Array(Type.Ref('Webhook')), ...errorResponses },
+        },
       },
-    },
-    (request) => webhooks.list(request.principal),
-  );
+      (request) => webhooks.list(request.principal),
+    );
 
-  app.post(
-    '/',
-    {
-      schema: {
-        tags,
-        summary: 'Create a webhook; the response carries the signing secret, shown only once',
-        body: WebhookCreateBody,
-        response: { 200: CreatedWebhook, ...errorResponses },
+    app.post(
+      '/',
+      {
+        schema: {
+          tags,
+          summary: 'Create a webhook; the response carries the signing secret, shown only once',
+          body: WebhookCreateBody,
+          response: { 200: CreatedWebhook, ...errorResponses },
+        },
       },
-    },
-    (request) => webhooks.create(request.principal, request.body),
-  );
+      (request) => webhooks.create(request.principal, request.body),
+    );
 
-  app.delete(
-    '/:webhookId',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a webhook; its pending deliveries are cancelled',
-        params: WebhookParams,
-        response: { 200: EmptyResponse, ...errorResponses },
+    app.delete(
+      '/:webhookId',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a webhook; its pending deliveries are cancelled',
+          params: WebhookParams,
+          response: { 200: EmptyResponse, ...errorResponses },
+        },
       },
-    },
-    async (request, reply) => {
-      await webhooks.delete(request.principal, parseId('webhook', request.params.webhookId));
-      return sendEmpty(reply);
-    },
-  );
+      async (request, reply) => {
+        await webhooks.delete(request.principal, parseId('webhook', request.params.webhookId));
+        return sendEmpty(reply);
+      },
+    );
 
-  app.get(
-    '/:webhookId/deliveries',
-    {
-      schema: {
-        tags,
-        summary: 'Delivery log of a webhook, newest first',
-        params: WebhookParams,
-        querystring: DeliveriesQuery,
-        response: { 200: WebhookDeliveryPage, ...errorResponses },
+    app.get(
+      '/:webhookId/deliveries',
+      {
+        schema: {
+          tags,
+          summary: 'Delivery log of a webhook, newest first',
+          params: WebhookParams,
+          querystring: DeliveriesQuery,
+          response: { 200: WebhookDeliveryPage, ...errorResponses },
+        },
       },
-    },
-    (request) =>
-      webhooks.deliveries(request.principal, parseId('webhook', request.params.webhookId), request.query),
-  );
+      (request) =>
+        webhooks.deliveries(request.principal, parseId('webhook', request.params.webhookId), request.query),
+    );
 
-  app.post(
-    '/:webhookId/deliveries/:deliveryId/retry',
-    {
-      schema: {
-        tags,
-        summary: 'Deliver again now (same webhook-id)',
-        params: DeliveryParams,
-        response: { 200: Type.Ref('WebhookDelivery'), ...errorResponses },
+    app.post(
+      '/:webhookId/deliveries/:deliveryId/retry',
+      {
+        schema: {
+          tags,
+          summary: 'Deliver again now (same webhook-id)',
+          params: DeliveryParams,
+          response: { 200: Type.Ref('WebhookDelivery'), ...errorResponses },
+        },
       },
-    },
-    (request) =>
-      webhooks.retry(
-        request.principal,
-        parseId('webhook', request.params.webhookId),
-        parseId('delivery', request.params.deliveryId),
-      ),
-  );
-  done();
-};
+      (request) =>
+        webhooks.retry(
+          request.principal,
+          parseId('webhook', request.params.webhookId),
+          parseId('delivery', request.params.deliveryId),
+        ),
+    );
+    done();
+  };

@@ -1,0 +1,112 @@
+/**
+ * The shape of a background job (STYLE §10): a name (its pg-boss queue), a payload type, attempts, backoff,
+ * expiry and `perform`. Groups define their jobs in their own folder and list them in their group factory
+ * (`src/modules/<group>/group.ts`); `JobQueue` enqueues them inside the transaction of the change that causes
+ * them (a job exists exactly when that change commits) and starts one worker per job in each process.
+ */
+import type PgBoss from 'pg-boss';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { ensureQueue, transactionalDb } from './queue.ts';
+
+/** What `perform` learns about the job it runs. */
+export interface JobRun {
+  /** pg-boss job id (UUID). */
+  id: string;
+  /** 0 on the first try, then 1, 2, … (pg-boss retries after a failure or an expired run). */
+  retryCount: number;
+}
+
+/** A job kind. `P` is its JSON payload (ids and small values only; the database holds the rest). */
+export interface JobDefinition<P extends object = object> {
+  /** Queue name, unique in the service (`<group>-<action>`, e.g. `receipt-refresh`). */
+  name: string;
+  /** Tries in all (the first one included) before pg-boss gives the job up; ≥ 1. */
+  attempts: number;
+  /** Delay before the first retry in seconds; each later retry doubles it (exponential backoff). */
+  backoffSeconds: number;
+  /**
+   * Seconds a run may take before pg-boss treats its process as dead and retries the job. `perform` must be
+   * safe to run again after a crash at any point (idempotent).
+   */
+  expireSeconds: number;
+  /** Jobs fetched per poll by one worker (default 1). */
+  batchSize?: number;
+  /** Runs the job; a throw (or an expiry) schedules a retry while attempts remain. */
+  perform: (payload: P, run: JobRun) => Promise<void>;
+}
+
+/** Keeps a job definition's payload type for `enqueue`. */
+export const defineJob = <P extends object>(definition: JobDefinition<P>): JobDefinition<P> => definition;
+
+/** Options of one enqueued job. */
+export interface EnqueueOptions {
+  /** Not before this time (a delayed job). */
+  startAfter?: Date;
+  /** At most one queued (not yet active) job with this key per queue (pg-boss singleton key). */
+  singletonKey?: string;
+}
+
+/** Enqueues jobs and runs their workers, on the service's pg-boss. */
+export class JobQueue {
+  private readonly workerIds: string[] = [];
+
+  constructor(
+    /** The pg-boss instance (shared with the webhook dispatcher). */
+    readonly boss: PgBoss,
+    private readonly pollingIntervalSeconds: number,
+  ) {}
+
+  /** Inserts `payloads` as jobs of `job` inside `trx`: they exist exactly when `trx` commits. */
+  async enqueue<P extends object>(
+    trx: Transaction<DB>,
+    job: JobDefinition<P>,
+    payloads: P[],
+    options: EnqueueOptions = {},
+  ): Promise<void> {
+    if (payloads.length === 0) return;
+    await this.boss.insert(
+      payloads.map((data) => ({
+        name: job.name,
+        data,
+        retryLimit: job.attempts - 1,
+        retryDelay: job.backoffSeconds,
+        retryBackoff: true,
+        expireInSeconds: job.expireSeconds,
+        ...(options.startAfter && { startAfter: options.startAfter.toISOString() }),
+        ...(options.singletonKey && { singletonKey: options.singletonKey }),
+      })),
+      { db: transactionalDb(trx) },
+    );
+  }
+
+  /** Creates the queues of `jobs` (idempotent); every process does it before it enqueues or works. */
+  async ensureQueues(jobs: JobDefinition<never>[]): Promise<void> {
+    for (const job of jobs) await ensureQueue(this.boss, job.name);
+  }
+
+  /** Starts one worker per job in this process. */
+  async startWorkers(jobs: JobDefinition<never>[]): Promise<void> {
+    for (const job of jobs) {
+      const perform = job.perform as (payload: object, run: JobRun) => Promise<void>;
+      this.workerIds.push(
+        await this.boss.work<object>(
+          job.name,
+          {
+            batchSize: job.batchSize ?? 1,
+            pollingIntervalSeconds: this.pollingIntervalSeconds,
+            includeMetadata: true,
+          },
+          async (batch) => {
+            for (const item of batch) await perform(item.data, { id: item.id, retryCount: item.retryCount });
+          },
+        ),
+      );
+    }
+  }
+
+  /** Makes this process's workers fetch now instead of at their next poll. */
+  wake(): void {
+    for (const id of this.workerIds) this.boss.notifyWorker(id);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The shape of a resource group: one folder under `src/modules/`, one factory (`group.ts`) that builds the
+ * group's services once over a runtime and returns its routes, jobs and background workers. `src/modules/index.ts`
+ * lists the groups; `src/app.ts` registers their routes, the service process starts their workers.
+ */
+import type { FastifyPluginAsyncTypebox, FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import type { JobDefinition } from '../jobs/job.ts';
+
+/** Routes of a group: a Fastify plugin over the group's services, registered under its prefix. */
+export type GroupRoutes = FastifyPluginCallbackTypebox | FastifyPluginAsyncTypebox;
+
+/** A long-running background worker that is not a plain job (e.g. the webhook dispatcher). */
+export interface BackgroundWorker {
+  start(): Promise<void>;
+  /** Called on close after the job queue stopped and before the database closes. */
+  stop(): Promise<void>;
+}
+
+/** What a group contributes to a service process. */
+export interface ResourceGroup {
+  /** Group name (OpenAPI tag, logs). */
+  name: string;
+  /**
+   * Where the routes live: `api` = under `/api` + `prefix`, behind token authentication and roles (D2);
+   * `root` = under `prefix` with no token authentication (health, admin with its own check, dictionaries).
+   */
+  scope: 'api' | 'root';
+  prefix: string;
+  routes: GroupRoutes;
+  /** Job kinds this group enqueues and performs. */
+  jobs?: JobDefinition<never>[];
+  /** Workers beyond plain jobs. */
+  workers?: BackgroundWorker[];
+}
