@@ -9,11 +9,11 @@ import type { ColumnType, Generated } from 'kysely';
 /** A numeric(16,2) amount as an exact decimal string. Written as a string or number. */
 export type Money = ColumnType<string, string | number | undefined, string | number>;
 /** A timestamptz column that has a default. */
-type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+export type CreatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 /** A nullable timestamptz column. */
-type Timestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+export type Timestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 /** A jsonb column. */
-type Json<T> = ColumnType<T, string | undefined, string>;
+export type Json<T> = ColumnType<T, string | undefined, string>;
 
 export interface ClientTable {
   id: Generated<number>;
@@ -222,7 +222,10 @@ export interface WebhookDeliveryTable {
   created_at: CreatedAt;
 }
 
-/** All tables, keyed by table name. Modules add their tables here as their migrations land. */
+/**
+ * All tables, keyed by table name. Newer groups add theirs by augmenting this interface in their own
+ * `src/modules/<group>/tables.ts` (e.g. the catalog), so no group edits this list.
+ */
 export interface DB {
   client: ClientTable;
   organization: OrganizationTable;

@@ -76,6 +76,126 @@ export const errorCatalog = {
     ru: 'Вебхук {id} отключён: получатель ответил 410 Gone; создайте новую подписку',
     en: 'Webhook {id} is disabled: the receiver answered 410 Gone; create a new subscription',
   },
+  error_empty_group_name: {
+    status: 400,
+    ru: 'Не указано название группы',
+    en: 'The group name is empty',
+  },
+  error_empty_keywords_groups: {
+    status: 400,
+    ru: 'Группа ключевых слов пуста',
+    en: 'The keyword group is empty',
+  },
+  error_need_at_least_two_groups: {
+    status: 400,
+    ru: 'Для объединения нужны как минимум две группы',
+    en: 'At least two groups are required',
+  },
+  error_tag_id_and_name_required: {
+    status: 400,
+    ru: 'Требуются идентификатор и название тега',
+    en: 'Tag id and name are required',
+  },
+  error_tag_id_required: { status: 400, ru: 'Требуется идентификатор тега', en: 'Tag id is required' },
+  error_tag_update_failed: {
+    status: 400,
+    ru: 'Не удалось обновить тег с идентификатором {0}',
+    en: 'Failed to update the tag with id {0}',
+  },
+  error_duplicate_tag_name: {
+    status: 400,
+    ru: 'Тег с таким названием уже существует: {0}',
+    en: 'A tag with this name already exists: {0}',
+  },
+  error_tag_name_required: { status: 400, ru: 'Требуется название тега', en: 'Tag name is required' },
+  error_duplicate_tag_association: {
+    status: 400,
+    ru: 'Тег уже привязан к этому товару',
+    en: 'The tag is already associated with the product',
+  },
+  error_tag_and_product_id_required: {
+    status: 400,
+    ru: 'Требуются идентификаторы тега и товара',
+    en: 'Tag id and product id are required',
+  },
+  error_tag_and_model_id_required: {
+    status: 400,
+    ru: 'Требуются идентификаторы тега и модели',
+    en: 'Tag id and model id are required',
+  },
+  error_duplicate_name: {
+    status: 400,
+    ru: '{entity} с названием «{name}» уже существует (id {id})',
+    en: '{entity} named "{name}" already exists (id {id})',
+  },
+  error_duplicate_article: {
+    status: 400,
+    ru: 'Модель с артикулом {article} уже существует (id {id})',
+    en: 'A model with article {article} already exists (id {id})',
+  },
+  error_prepared_integration_not_found: {
+    status: 400,
+    ru: 'Подготовленная интеграция не найдена',
+    en: 'Prepared integration not found',
+  },
+  error_subscription_expired: {
+    status: 400,
+    ru: 'Подписка истекла, необходимо оплатить тариф',
+    en: 'The subscription has expired; the tariff must be paid',
+  },
+  error_token_expired_or_revoked: {
+    status: 400,
+    ru: 'Токен внешнего API отозван или введён неверно',
+    en: 'The external API token is revoked or entered incorrectly',
+  },
+  error_market1_api: {
+    status: 400,
+    ru: 'Ошибка маркетплейса: {message}',
+    en: 'Marketplace error: {message}',
+  },
+  error_analytics_access_denied: {
+    status: 400,
+    ru: 'Аналитика конфиденциальна для роли SUPPORT',
+    en: 'Analytics is confidential for the SUPPORT role',
+  },
+  error_no_marketplace: { status: 400, ru: 'Не указан маркетплейс', en: 'Marketplace not specified' },
+  error_no_organization: { status: 400, ru: 'Не указана организация', en: 'Organization not specified' },
+  error_unsupported_service: {
+    status: 400,
+    ru: 'Маркетплейс не поддерживается',
+    en: 'Marketplace not supported',
+  },
+  error_user_does_not_have_this_organization: {
+    status: 400,
+    ru: 'У пользователя нет доступа к организации',
+    en: 'The user has no access to the organization',
+  },
+  error_service_not_supported: { status: 400, ru: 'Сервис не поддерживается', en: 'Service not supported' },
+  error_cash_register_not_configured: {
+    status: 400,
+    ru: 'Для организации не настроена касса',
+    en: 'No cash register is configured for the organization',
+  },
+  error_receipt_already_exists: {
+    status: 400,
+    ru: 'У документа уже есть действующий чек прихода',
+    en: 'The document already has a live INCOME receipt',
+  },
+  error_receipt_refund_not_allowed: {
+    status: 400,
+    ru: 'Возврат {receiptType} требует завершённого чека {requiredType}',
+    en: '{receiptType} needs a completed {requiredType} receipt',
+  },
+  error_cash_register_unavailable: {
+    status: 503,
+    ru: 'Оператор фискальных данных недоступен; чек будет отправлен повторно',
+    en: 'The fiscal data operator is unavailable; the receipt will be sent again',
+  },
+  error_task_not_cancellable: {
+    status: 400,
+    ru: 'Задачу {id} в статусе {status} нельзя отменить',
+    en: 'Task {id} in status {status} cannot be cancelled',
+  },
   error_unknown: {
     status: 500,
     ru: 'Внутренняя ошибка; изменяющий запрос не повторяйте вслепую',
