@@ -51,6 +51,11 @@ export interface Config {
   /** Seconds between the queue's checks for due retries and expired jobs (`WEBHOOK_POLL_SECONDS`, default 2). */
   webhookPollSeconds: number;
   /** Create the demo account on first start (`SEED_DEMO`; default true on embedded, false otherwise; D1.5). */
+  /**
+   * `SECRET_KEY`: the operator key sealing stored secrets (P160), 32 bytes as hex or base64; unset = the file
+   * `<DATA_DIR>/secret-key`, created on first start.
+   */
+  secretKey: string | undefined;
   seedDemo: boolean;
   /** Maximum request body in bytes (`BODY_LIMIT_BYTES`, default 4 MiB). */
   bodyLimitBytes: number;
@@ -111,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       integer('WEBHOOK_JOB_EXPIRE_SECONDS', env.WEBHOOK_JOB_EXPIRE_SECONDS, 60),
     ),
     webhookPollSeconds: Math.max(1, integer('WEBHOOK_POLL_SECONDS', env.WEBHOOK_POLL_SECONDS, 2)),
+    secretKey: env.SECRET_KEY || undefined,
     seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),

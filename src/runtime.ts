@@ -12,6 +12,8 @@ import { TokenAuthenticator } from './http/auth.ts';
 import { ChangeRunner } from './changes/change-runner.ts';
 import { JobQueue } from './jobs/job.ts';
 import { startJobQueue } from './jobs/queue.ts';
+import { loadOperatorKey, SecretBox } from './security/secret-box.ts';
+import { sealLegacySecrets } from './security/seal-legacy-secrets.ts';
 
 /** Shared state of one service process. */
 export interface Runtime {
@@ -23,6 +25,8 @@ export interface Runtime {
   authenticator: TokenAuthenticator;
   /** Runs every mutation as one transaction with its events, notifications and jobs. */
   changes: ChangeRunner;
+  /** Seals and opens stored secrets with the operator key (P160). */
+  secrets: SecretBox;
   /** The pg-boss job queue on the same database. */
   jobs: JobQueue;
   /** Whether this process runs background workers (`RuntimeOptions.workers`). */
@@ -43,7 +47,7 @@ export interface RuntimeOptions {
 }
 
 /**
- * Connects to `databaseUrl`, applies pending migrations, starts listening for change notifications and starts
+ * Connects to `databaseUrl`, applies pending migrations, loads the operator key and seals plain stored secrets, starts listening for change notifications and starts
  * the job queue.
  * @throws when the database cannot be reached or a migration fails
  */
@@ -57,6 +61,8 @@ export async function openRuntime(
   let boss: Awaited<ReturnType<typeof startJobQueue>> | undefined;
   try {
     await migrateToLatest(database.db);
+    const secrets = new SecretBox(await loadOperatorKey(config.secretKey, config.dataDir));
+    await sealLegacySecrets(database.db, secrets);
     await notifier.start();
     boss = await startJobQueue(database.pool, { maintenanceIntervalSeconds: config.webhookPollSeconds });
     const queue = boss;
@@ -68,6 +74,7 @@ export async function openRuntime(
       notifier,
       authenticator: new TokenAuthenticator(database.db, notifier),
       changes: new ChangeRunner(database.db),
+      secrets,
       jobs: new JobQueue(queue, config.webhookPollSeconds),
       workers: options.workers !== false,
       onClose: (stop) => void stops.push(stop),

@@ -52,7 +52,9 @@ export async function startService(config: Config): Promise<RunningService> {
   try {
     runtime = await openRuntime(config, databaseUrl);
     if (config.seedDemo) {
-      const demo = await new AccountService(runtime.database.db).seedDemoAccount(config.dataDir);
+      const demo = await new AccountService(runtime.database.db, runtime.secrets).seedDemoAccount(
+        config.dataDir,
+      );
       if (demo) printDemoCredentials(demo, config.dataDir);
     }
     const groups = createGroups(runtime);

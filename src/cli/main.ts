@@ -9,14 +9,20 @@ import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { DataDirInUseError, runningEmbeddedUrl, startEmbeddedPostgres } from '../db/embedded-postgres.ts';
 import { AccountService } from '../modules/accounts/service.ts';
+import { loadOperatorKey, SecretBox } from '../security/secret-box.ts';
 import { AppError } from '../http/errors.ts';
 import { renderMessage } from '../http/error-catalog.ts';
 import { runUntilSignalled } from '../server.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
-/** Opens the configured database for one command, migrated, and returns it with its release function. */
-async function openDatabase(config: Config): Promise<{ database: Database; release: () => Promise<void> }> {
+/**
+ * Opens the configured database for one command, migrated, with the operator key (SECRET_KEY or
+ * `<DATA_DIR>/secret-key`, as the service uses), and returns it with its release function.
+ */
+async function openDatabase(
+  config: Config,
+): Promise<{ database: Database; secrets: SecretBox; release: () => Promise<void> }> {
   let url = config.databaseUrl;
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!url) {
@@ -34,6 +40,7 @@ async function openDatabase(config: Config): Promise<{ database: Database; relea
   await migrateToLatest(database.db);
   return {
     database,
+    secrets: new SecretBox(await loadOperatorKey(config.secretKey, config.dataDir)),
     release: async () => {
       await database.close();
       await stopEmbedded?.();
@@ -46,9 +53,9 @@ function accountCommand<A extends unknown[]>(
   run: (accounts: AccountService, ...args: A) => Promise<unknown>,
 ) {
   return async (...args: A) => {
-    const { database, release } = await openDatabase(loadConfig());
+    const { database, secrets, release } = await openDatabase(loadConfig());
     try {
-      const result = await run(new AccountService(database.db), ...args);
+      const result = await run(new AccountService(database.db, secrets), ...args);
       process.stdout.write(`${JSON.stringify(result ?? { ok: true }, null, 2)}\n`);
     } finally {
       await release();

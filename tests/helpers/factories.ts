@@ -22,7 +22,7 @@ export async function createAccount(
   runtime: Runtime,
   options: { lang?: 'ru' | 'en' | null; role?: 'OWNER' | 'ADMIN' | 'MANAGER' | 'SUPPORT' } = {},
 ): Promise<TestAccount> {
-  const accounts = new AccountService(runtime.database.db);
+  const accounts = new AccountService(runtime.database.db, runtime.secrets);
   const suffix = randomUUID().slice(0, 8);
   const client = await accounts.createClient({ name: `Test client ${suffix}` });
   const organization = await accounts.createOrganization(client.id, { name: `Org ${suffix}` });

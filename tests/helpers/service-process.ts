@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_SECRET_KEY } from './test-app.ts';
 
 const binPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/seller-ops.js');
 
@@ -31,11 +32,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts the service with `env` added to this process's environment; does not wait for readiness. */
+/**
+ * Starts the service with `env` added to this process's environment (and the test operator key, so it opens
+ * what test apps sealed); does not wait for readiness.
+ */
 export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, [binPath, 'serve'], {
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: port },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SECRET_KEY: TEST_SECRET_KEY,
+      ...env,
+      PORT: port,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

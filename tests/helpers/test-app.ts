@@ -13,6 +13,9 @@ import type { ResourceGroup } from '../../src/modules/group.ts';
 /** The admin token every test app is configured with. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token';
 
+/** The operator key (SECRET_KEY) of every test app and test service process: they share one database. */
+export const TEST_SECRET_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+
 /** An app over a runtime, and how to close both. */
 export interface TestApp {
   app: FastifyInstance;
@@ -41,6 +44,7 @@ export async function buildTestApp(
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SECRET_KEY: TEST_SECRET_KEY,
     LOG_LEVEL: 'silent',
     ...env,
   });

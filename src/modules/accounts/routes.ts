@@ -30,7 +30,7 @@ import {
 export const adminRoutes =
   (runtime: Runtime): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const accounts = new AccountService(runtime.database.db, runtime.notifier);
+    const accounts = new AccountService(runtime.database.db, runtime.secrets, runtime.notifier);
     const adminToken = runtime.config.adminToken;
 
     app.addHook('onRequest', async (request) => {

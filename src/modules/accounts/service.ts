@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import type { SecretBox } from '../../security/secret-box.ts';
 import type { DB } from '../../db/schema.ts';
 import { notifyChange, type ChangeNotifier } from '../../db/notifications.ts';
 import { generateToken, hashToken } from '../../http/auth.ts';
@@ -49,6 +50,8 @@ export class AccountService {
    */
   constructor(
     private readonly db: Kysely<DB>,
+    /** Seals API keys and cash-register passwords before they are stored (P160). */
+    private readonly secrets: SecretBox,
     private readonly notifier?: ChangeNotifier,
   ) {}
 
@@ -133,7 +136,7 @@ export class AccountService {
       client_id: organization.client_id,
       organization_id: organization.id,
       service: body.service,
-      api_key: body.apiKey,
+      api_key: this.secrets.seal(body.apiKey),
       base_url: body.baseUrl ?? null,
     });
     return presentIntegration(row);
@@ -147,7 +150,7 @@ export class AccountService {
       client_id: organization.client_id,
       service: body.service,
       login: body.login,
-      password: body.password,
+      password: this.secrets.seal(body.password),
       base_url: body.baseUrl ?? null,
     });
     return presentCashRegister(row);

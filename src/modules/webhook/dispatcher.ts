@@ -20,6 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
 import type { DB } from '../../db/schema.ts';
 import type { ChangeNotifier } from '../../db/notifications.ts';
 import { ensureQueue } from '../../jobs/queue.ts';
@@ -67,6 +68,8 @@ export class WebhookDispatcher {
     private readonly db: Kysely<DB>,
     private readonly queue: DeliveryQueue,
     private readonly config: Config,
+    /** Opens the sealed signing secrets (P160). */
+    private readonly secrets: SecretBox,
   ) {
     this.sender = new WebhookSender({
       timeoutMs: config.webhookTimeoutMs,
@@ -152,7 +155,7 @@ export class WebhookDispatcher {
       this.sender
         .send({
           url: row.url,
-          secret: row.secret,
+          secret: this.secrets.open(row.secret),
           eventId: row.event_id,
           type: row.type,
           payload: row.payload,

@@ -23,10 +23,13 @@ export function createWebhookGroup(runtime: Runtime): WebhookGroup {
   const boss = runtime.jobs.boss;
   const queue = new DeliveryQueue(boss, config.webhookJobExpireSeconds);
   runtime.changes.installRecorder(new WebhookOutbox(queue));
-  const service = new WebhookService(runtime.database.db, queue, {
-    allowPrivate: config.webhookAllowPrivate,
-  });
-  const dispatcher = new WebhookDispatcher(boss, runtime.database.db, queue, config);
+  const service = new WebhookService(
+    runtime.database.db,
+    queue,
+    { allowPrivate: config.webhookAllowPrivate },
+    runtime.secrets,
+  );
+  const dispatcher = new WebhookDispatcher(boss, runtime.database.db, queue, config, runtime.secrets);
   return {
     name: 'webhook',
     scope: 'api',

@@ -16,10 +16,10 @@ export const presentWebhook = (row: Selectable<WebhookTable>): Webhook => ({
   disabledReason: row.disabled_reason,
 });
 
-/** The create response: the subscription and its secret (D9.1). */
-export const presentCreatedWebhook = (row: Selectable<WebhookTable>): CreatedWebhook => ({
+/** The create response: the subscription and its plain secret (D9.1; the row holds it sealed, P160). */
+export const presentCreatedWebhook = (row: Selectable<WebhookTable>, secret: string): CreatedWebhook => ({
   ...presentWebhook(row),
-  secret: row.secret,
+  secret,
 });
 
 /** A delivery with the kind and entity of its event. */

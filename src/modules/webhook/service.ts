@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { SecretBox } from '../../security/secret-box.ts';
 import type { DB } from '../../db/schema.ts';
 import { notifyChange } from '../../db/notifications.ts';
 import type { Principal } from '../../http/auth.ts';
@@ -35,6 +36,8 @@ export class WebhookService {
     private readonly db: Kysely<DB>,
     private readonly queue: DeliveryQueue,
     private readonly options: { allowPrivate: boolean },
+    /** Seals the signing secret before it is stored (P160). */
+    private readonly secrets: SecretBox,
   ) {}
 
   /** The client's subscriptions (deleted ones excluded), without secrets. */
@@ -62,15 +65,16 @@ export class WebhookService {
       if (error instanceof UnsafeTargetError) throw validationError('url', error.reason);
       throw error;
     }
+    const secret = generateWebhookSecret();
     const row = await webhookRepository.insert(this.db, {
       client_id: principal.clientId,
       organization_id: body.organizationId,
       name: body.name,
       url: body.url,
       types,
-      secret: generateWebhookSecret(),
+      secret: this.secrets.seal(secret),
     });
-    return presentCreatedWebhook(row);
+    return presentCreatedWebhook(row, secret);
   }
 
   /**
