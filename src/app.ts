@@ -11,7 +11,15 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Runtime } from './runtime.ts';
 import { authenticationHook } from './http/auth.ts';
-import { installErrorHandlers } from './http/error-handler.ts';
+import {
+  answerClientError,
+  callerRequestId,
+  installErrorHandlers,
+  installShutdownAnswer,
+  sendAppError,
+} from './http/error-handler.ts';
+import { validationError } from './http/errors.ts';
+import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { ErrorResponse } from './http/schemas.ts';
 import type { ResourceGroup } from './modules/group.ts';
@@ -37,13 +45,32 @@ export async function buildApp(
       options.logger === false
         ? false
         : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-admin-token"]'] },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // The caller's x-request-id is kept only when it is short and printable (P33); otherwise a new UUID.
+    requestIdHeader: false,
+    genReqId: (request) => callerRequestId(request.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: config.bodyLimitBytes,
+    // Ids in paths are checked by their schemas; the router's own limit only guards against abuse.
+    maxParamLength: 1_000,
+    // While closing, requests get 503 in the error model from the hook below instead of Fastify's own body.
+    return503OnClosing: false,
+    frameworkErrors: (error, _request, reply) => {
+      void sendAppError(reply, validationError('url', `malformed URL: ${error.message}`), 'ru');
+    },
+    clientErrorHandler: answerClientError,
     ajv: {
-      customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false },
+      customOptions: {
+        coerceTypes: 'array',
+        removeAdditional: false,
+        useDefaults: true,
+        allErrors: false,
+        // Infinity and NaN are not numbers (issue 6: `1e309` and `"Infinity"` never reach SQL).
+        strictNumbers: true,
+      },
+      plugins: [finiteNumbersPlugin],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  installStrictInput(app);
+  installShutdownAnswer(app);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -57,16 +57,28 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(hashToken(given), hashToken(expected));
 }
 
-/** Extracts the token from an `Authorization` header value; undefined when missing or empty. */
+const BEARER = /^bearer\s+/i;
+
+/**
+ * Extracts the token from an `Authorization` header value: the bare token (spec §5) or `Bearer <token>` with the
+ * scheme in any case (D2.1, RFC 9110 §11.1); undefined when missing or empty.
+ */
 export function tokenFromHeader(header: string | undefined): string | undefined {
   if (!header) return undefined;
-  const token = header.startsWith('Bearer ') ? header.slice(7).trim() : header.trim();
+  const token = BEARER.test(header) ? header.replace(BEARER, '').trim() : header.trim();
   return token === '' ? undefined : token;
 }
 
 interface CacheEntry {
   principal: Principal;
   expiresAt: number;
+}
+
+/** The token of `Authorization: Bearer <token>` (scheme in any case); undefined for any other form (D1.4). */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header || !BEARER.test(header)) return undefined;
+  const token = header.replace(BEARER, '').trim();
+  return token === '' ? undefined : token;
 }
 
 /** Resolves tokens to principals, with a cache kept correct by change notifications. */

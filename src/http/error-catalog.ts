@@ -196,6 +196,16 @@ export const errorCatalog = {
     ru: 'Задачу {id} в статусе {status} нельзя отменить',
     en: 'Task {id} in status {status} cannot be cancelled',
   },
+  error_headers_too_large: {
+    status: 431,
+    ru: 'Заголовки или адрес запроса слишком велики',
+    en: 'The request headers or URL are too large',
+  },
+  error_service_unavailable: {
+    status: 503,
+    ru: 'Сервис останавливается; повторите запрос',
+    en: 'The service is shutting down; retry the request',
+  },
   error_unknown: {
     status: 500,
     ru: 'Внутренняя ошибка; изменяющий запрос не повторяйте вслепую',

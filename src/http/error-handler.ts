@@ -3,6 +3,7 @@
  * (spec §7, D3.1) in the caller's language, maps framework errors to catalog codes and hides anything
  * unexpected behind `error_unknown` (never a stack trace or SQL).
  */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from './errors.ts';
 import { renderMessage, type Lang } from './error-catalog.ts';
@@ -34,6 +35,13 @@ function reasonOf(error: AjvError): string {
   return error.message ?? error.keyword;
 }
 
+/**
+ * PostgreSQL errors that can only come from input our schemas let through (a safety net, P34): numeric out of
+ * range (22003), string too long (22001), invalid text representation (22P02), untranslatable character
+ * (22P05), invalid byte sequence (22021), datetime out of range (22008).
+ */
+const DATABASE_INPUT_ERRORS = new Set(['22003', '22001', '22P02', '22P05', '22021', '22008']);
+
 /** Converts any thrown value to an AppError; `undefined` means an unexpected failure. */
 function toAppError(error: FastifyError & { validationContext?: string }): AppError | undefined {
   if (error instanceof AppError) return error;
@@ -48,7 +56,11 @@ function toAppError(error: FastifyError & { validationContext?: string }): AppEr
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return validationError('body', error.message);
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return validationError('body', error.message);
     default:
+      if (error.code !== undefined && DATABASE_INPUT_ERRORS.has(error.code))
+        return validationError('body', 'a value or a total computed from it is out of range or not storable');
       if (error.statusCode === 400 && error instanceof SyntaxError)
         return validationError('body', 'malformed JSON');
       return undefined;
@@ -94,4 +106,52 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimitBytes: numbe
       'ru',
     ),
   );
+}
+
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** The caller's `x-request-id` when it is 1–128 printable ASCII characters (P33); else undefined. */
+export function callerRequestId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : undefined;
+}
+
+/**
+ * Answers errors the HTTP parser raises before Fastify sees a request (headers or URL too large, malformed
+ * request) in the error model, then closes the connection; a socket that is already gone is just destroyed.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const appError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('error_headers_too_large')
+      : validationError('request', 'malformed HTTP request');
+  const body = JSON.stringify({
+    error: appError.code,
+    localMessage: renderMessage(appError.code, 'ru', appError.params),
+    params: appError.params,
+  });
+  socket.end(
+    `HTTP/1.1 ${appError.statusCode} ${appError.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `connection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * While the app closes (SIGTERM), requests still arriving on open connections get 503 `error_service_unavailable`
+ * with `connection: close` instead of a reset; requests already running finish normally.
+ */
+export function installShutdownAnswer(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new AppError('error_service_unavailable', {}, { 'retry-after': '1' });
+  });
 }

@@ -17,11 +17,14 @@ function rejectUnsafeIntegers(key: string, value: unknown): unknown {
   return value;
 }
 
-/** Registers the parser for `application/json` and `+json` media types on `app`. */
+/**
+ * Registers the parser for `application/json`, `+json` media types and `text/plain` (P35: a JSON body sent as
+ * `text/plain`, as `fetch` and some HTTP tools do by default, is read as JSON) on `app`.
+ */
 export function installJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(
-    /^application\/([a-z.-]+\+)?json(;|$)/,
+    /^(application\/([a-z.-]+\+)?json|text\/plain)(;|$)/,
     { parseAs: 'string' },
     (_request, body, done) => {
       const text = String(body);
@@ -30,11 +33,10 @@ export function installJsonBodyParser(app: FastifyInstance): void {
         const reviver = LONG_DIGIT_RUN.test(text) ? rejectUnsafeIntegers : undefined;
         done(null, secureJson.parse(text, reviver, { protoAction: 'remove', constructorAction: 'remove' }));
       } catch (error) {
-        done(
-          error instanceof SyntaxError
-            ? validationError('body', `malformed JSON: ${error.message}`)
-            : (error as Error),
-        );
+        if (error instanceof SyntaxError) done(validationError('body', `malformed JSON: ${error.message}`));
+        // A reviver walking thousands of nested arrays overflows the stack (RangeError): refuse, never a 500.
+        else if (error instanceof RangeError) done(validationError('body', 'JSON nested too deeply'));
+        else done(error as Error);
       }
     },
   );

@@ -71,12 +71,21 @@ export function parseId(entity: string, text: string): number {
   return id;
 }
 
-/** `limit` 1..500 default 100 and `page` ≥ 1 default 1 (D4.1). */
+/** An int32 (an `integer` column): 0..2^31−1 unless `options` widen the minimum (issue 6: never a SQL overflow). */
+export const Int32 = (options: object = {}) =>
+  Type.Integer({ minimum: 0, maximum: 2_147_483_647, format: 'int32', ...options });
+
+/** The largest `page` (P34): keeps OFFSET = (page − 1) × limit exact and within PostgreSQL's bigint. */
+export const MAX_PAGE = 1_000_000;
+
+/** `limit` 1..500 default 100 and `page` 1..1,000,000 default 1 (D4.1, P34). */
 export const PagingQuery = {
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Rows per page, 1..500' }),
   ),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number, from 1' }),
+  ),
   count: Type.Optional(Type.Boolean({ description: 'Return `total` (costs a count query)' })),
 };
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Runtime } from '../../runtime.ts';
-import { secretsEqual, tokenFromHeader } from '../../http/auth.ts';
+import { bearerToken, secretsEqual } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
 import { EmptyResponse, parseId, sendEmpty } from '../../http/schemas.ts';
 import { AccountService } from './service.ts';
@@ -34,7 +34,7 @@ export const adminRoutes =
     const adminToken = runtime.config.adminToken;
 
     app.addHook('onRequest', async (request) => {
-      const given = tokenFromHeader(request.headers.authorization);
+      const given = bearerToken(request.headers.authorization);
       if (adminToken === undefined || given === undefined || !secretsEqual(given, adminToken)) {
         throw new AppError('auth_required');
       }

@@ -5,12 +5,14 @@
  * Units: `price`/`totalPrice` are decimals with 2 places in the organization's currency (stored exactly);
  * dates are ISO 8601 UTC; ids are int64.
  */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TObject } from 'typebox';
 import { ServiceSchema, StringEnum } from '../../domain/enums.ts';
 import {
   DateTime as DateTimeSchema,
+  Int32,
   Int64,
   Int64String,
+  MAX_PAGE,
   Links,
   Money as MoneySchema,
   Nullable,
@@ -67,6 +69,7 @@ export const OrderProductInput = Type.Object(
     productId: Type.Optional(Int64()),
     product: Type.Optional(
       Type.Object({
+        id: Type.Optional(Type.Unknown({ description: 'Read-only: ignored (D5.1)' })),
         name: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
         article: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
         barcode: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
@@ -74,9 +77,14 @@ export const OrderProductInput = Type.Object(
     ),
     quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
     price: Type.Optional(Money),
-    position: Type.Optional(Nullable(Type.Integer())),
+    position: Type.Optional(Nullable(Int32())),
     versionId: Type.Optional(
       Int64({ description: "The document's versionId for optimistic locking (D5.2)" }),
+    ),
+    ...Object.fromEntries(
+      ['orderId', 'introducedQuantity', 'createdUser', 'createdDate', 'lastUpdateDate', '_links'].map(
+        (name) => [name, Type.Optional(Type.Unknown({ description: 'Read-only: ignored (D5.1)' }))],
+      ),
     ),
   },
   { $id: 'OrderProductInput', title: 'OrderProductInput' },
@@ -98,10 +106,10 @@ export const OrderPackage = Type.Object(
     packageId: Type.Optional(Int64({ description: 'Send only for existing cargo places' })),
     orderId: Type.Optional(Int64()),
     number: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-    width: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Centimetres (P21)' }))),
-    height: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Centimetres (P21)' }))),
-    length: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Centimetres (P21)' }))),
-    weight: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Grams (P21)' }))),
+    width: Type.Optional(Nullable(Int32({ description: 'Centimetres (P21)' }))),
+    height: Type.Optional(Nullable(Int32({ description: 'Centimetres (P21)' }))),
+    length: Type.Optional(Nullable(Int32({ description: 'Centimetres (P21)' }))),
+    weight: Type.Optional(Nullable(Int32({ description: 'Grams (P21)' }))),
     items: Type.Optional(Type.Array(OrderPackageItem, { maxItems: 10_000 })),
     clientId: Type.Optional(Int64()),
     organizationId: Type.Optional(Int64()),
@@ -109,6 +117,20 @@ export const OrderPackage = Type.Object(
   { $id: 'OrderPackage', title: 'OrderPackage' },
 );
 export type OrderPackage = Static<typeof OrderPackage>;
+
+/**
+ * The fields of `entity` other than `except` and the writable ones, accepted in a request body and ignored
+ * (D5.1: read-only fields are never stored), so a body read with GET can be sent back as it is while unknown
+ * fields are still refused (P32).
+ */
+function readOnlyFields(entity: TObject, except: readonly string[]) {
+  const writable = new Set([...except, ...Object.keys(orderWritableFields)]);
+  return Object.fromEntries(
+    Object.keys(entity.properties)
+      .filter((name) => !writable.has(name))
+      .map((name) => [name, Type.Optional(Type.Unknown({ description: 'Read-only: ignored (D5.1)' }))]),
+  );
+}
 
 /** Writable fields of a document (create and PATCH). */
 const orderWritableFields = {
@@ -126,37 +148,12 @@ const orderWritableFields = {
   supplyId: Type.Optional(Nullable(Int64())),
   supplierId: Type.Optional(Nullable(Int64())),
   incomeId: Type.Optional(Nullable(Int64())),
-  userId: Type.Optional(Nullable(Type.Integer())),
+  userId: Type.Optional(Nullable(Int32())),
   express: Type.Optional(Type.Boolean()),
   updateInService: Type.Optional(Type.Boolean()),
   createdDate: Type.Optional(Nullable(DateTime)),
   deliveryDate: Type.Optional(Nullable(DateTime)),
 };
-
-/** Body of `POST /api/inbound/`: `organizationId` and `type` required (D5.1); products optional. */
-export const OrderCreateBody = Type.Object(
-  {
-    organizationId: Int64(),
-    type: OrderTypeSchema,
-    ...orderWritableFields,
-    products: Type.Optional(Type.Array(OrderProductInput, { maxItems: 10_000 })),
-  },
-  { $id: 'OrderCreate', title: 'OrderCreate' },
-);
-export type OrderCreateBody = Static<typeof OrderCreateBody>;
-
-/** Body of `PATCH /api/inbound/`: `id` required, `versionId` for optimistic locking; absent fields keep their value. */
-export const OrderPatchBody = Type.Object(
-  {
-    id: Int64(),
-    versionId: Type.Optional(Int64()),
-    organizationId: Type.Optional(Int64()),
-    type: Type.Optional(OrderTypeSchema),
-    ...orderWritableFields,
-  },
-  { $id: 'OrderPatch', title: 'OrderPatch' },
-);
-export type OrderPatchBody = Static<typeof OrderPatchBody>;
 
 /** A receiving document (reference Order), as `GET /api/inbound/{orderId}` returns it. */
 export const Order = Type.Object(
@@ -202,6 +199,33 @@ export const Order = Type.Object(
   { $id: 'Order', title: 'Order' },
 );
 export type Order = Static<typeof Order>;
+
+/** Body of `POST /api/inbound/`: `organizationId` and `type` required (D5.1); products optional. */
+export const OrderCreateBody = Type.Object(
+  {
+    organizationId: Int64(),
+    type: OrderTypeSchema,
+    ...orderWritableFields,
+    products: Type.Optional(Type.Array(OrderProductInput, { maxItems: 10_000 })),
+    ...readOnlyFields(Order, ['organizationId', 'type', 'products']),
+  },
+  { $id: 'OrderCreate', title: 'OrderCreate' },
+);
+export type OrderCreateBody = Static<typeof OrderCreateBody>;
+
+/** Body of `PATCH /api/inbound/`: `id` required, `versionId` for optimistic locking; absent fields keep their value. */
+export const OrderPatchBody = Type.Object(
+  {
+    id: Int64(),
+    versionId: Type.Optional(Int64()),
+    organizationId: Type.Optional(Int64()),
+    type: Type.Optional(OrderTypeSchema),
+    ...orderWritableFields,
+    ...readOnlyFields(Order, ['id', 'versionId', 'organizationId', 'type']),
+  },
+  { $id: 'OrderPatch', title: 'OrderPatch' },
+);
+export type OrderPatchBody = Static<typeof OrderPatchBody>;
 
 /** Packing divergence of one position (reference Divergence, D5.7). */
 export const Divergence = Type.Object({
@@ -263,7 +287,7 @@ export const OrderGetQuery = Type.Object({
   calculatePriceSums: Type.Optional(Type.Boolean()),
   withWarehouse: Type.Optional(Type.Boolean()),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Products per page' })),
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
 });
 export type OrderGetQuery = Static<typeof OrderGetQuery>;
 
@@ -304,7 +328,7 @@ export const OrderFilterQuery = Type.Object({
   organizationId: Type.Optional(Int64Query),
   clientOrganizationIds: RepeatedQuery(Int64Query),
   query: Type.Optional(Type.String()),
-  userId: Type.Optional(Type.Integer()),
+  userId: Type.Optional(Int32()),
   service: Type.Optional(ServiceSchema),
   services: RepeatedQuery(ServiceSchema),
   status: Type.Optional(OrderStatusSchema),
@@ -313,7 +337,7 @@ export const OrderFilterQuery = Type.Object({
   supplyId: Type.Optional(Int64Query),
   orderProductId: Type.Optional(Int64Query),
   productId: Type.Optional(Int64Query),
-  brandId: Type.Optional(Type.Integer()),
+  brandId: Type.Optional(Int32()),
   supplierId: Type.Optional(Int64Query),
   hasCollectTask: Type.Optional(Type.Boolean()),
   updateInService: Type.Optional(Type.Boolean()),

@@ -1,0 +1,106 @@
+/**
+ * Input rules every route gets without opting in (issue 6, P32–P34):
+ *
+ * - Unknown body fields and unknown query parameters are refused (`error_validation` naming the field), not
+ *   silently dropped: every object of a body, querystring or params schema gets `additionalProperties: false`
+ *   unless it says otherwise.
+ * - Numbers are finite and bounded: an integer or number without a `maximum`/`minimum` gets ±(2^53 − 1), so
+ *   `Infinity`, `1e309` or an int64 beyond 2^53 are refused before they reach SQL.
+ * - Strings carry no NUL character and no unpaired UTF-16 surrogate (PostgreSQL text cannot store either).
+ *
+ * Schemas are cloned before they are changed, so response schemas sharing the same objects keep their shape.
+ */
+import type { Ajv } from 'ajv';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { validationError } from './errors.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+/** The Ajv keyword (an OpenAPI `x-` extension) that refuses Infinity and NaN after type coercion. */
+export const FINITE_KEYWORD = 'x-finite';
+
+/** Adds the `x-finite` keyword to an Ajv instance (Fastify's `ajv.plugins`). */
+export function finiteNumbersPlugin(ajv: Ajv): Ajv {
+  return ajv.addKeyword({
+    keyword: FINITE_KEYWORD,
+    schemaType: 'boolean',
+    errors: false,
+    validate: (required: boolean, data: unknown) =>
+      !required || typeof data !== 'number' || Number.isFinite(data),
+  });
+}
+
+/** A deep copy of a schema without TypeBox's symbol keys. */
+const clone = <T>(schema: T): T => JSON.parse(JSON.stringify(schema)) as T;
+
+/** Makes `schema` strict in place (see the module comment); `$ref`s are left to their own schemas. */
+function tighten(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) tighten(item);
+    return;
+  }
+  if (typeof schema !== 'object' || schema === null) return;
+  const node = schema as JsonSchema;
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  if (types.includes('object') && node.properties && node.additionalProperties === undefined)
+    node.additionalProperties = false;
+  if (types.includes('integer') || types.includes('number')) {
+    node.maximum ??= Number.MAX_SAFE_INTEGER;
+    node.minimum ??= -Number.MAX_SAFE_INTEGER;
+    // Ajv's coercion turns the query text "Infinity" into Infinity after its own number checks (P33).
+    node[FINITE_KEYWORD] = true;
+  }
+  for (const key of ['properties', 'patternProperties'] as const) {
+    const children = node[key];
+    if (children && typeof children === 'object') for (const child of Object.values(children)) tighten(child);
+  }
+  for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'not', 'additionalProperties'] as const)
+    tighten(node[key]);
+}
+
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The dotted path and reason of the first string holding NUL or an unpaired surrogate, if any. */
+export function findUnstorableString(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string')
+    return value.includes('\u0000') || UNPAIRED_SURROGATE.test(value) ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findUnstorableString(item, path === '' ? String(index) : `${path}.${index}`);
+      if (found !== undefined) return found;
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findUnstorableString(item, path === '' ? key : `${path}.${key}`);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Installs the rules on `app`; call before any route is registered. */
+export function installStrictInput(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const schema = route.schema as Record<string, unknown> | undefined;
+    if (!schema) return;
+    for (const part of ['body', 'querystring', 'params'] as const) {
+      if (schema[part] === undefined) continue;
+      schema[part] = clone(schema[part]);
+      tighten(schema[part]);
+    }
+  });
+  app.addHook('preValidation', async (request) => {
+    for (const [part, fallback] of [
+      [request.params, 'params'],
+      [request.query, 'querystring'],
+      [request.body, 'body'],
+    ] as const) {
+      const field = findUnstorableString(part, '');
+      if (field !== undefined)
+        throw validationError(
+          field === '' ? fallback : field,
+          'contains a NUL character or an unpaired surrogate',
+        );
+    }
+  });
+}
