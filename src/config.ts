@@ -56,6 +56,8 @@ export interface Config {
    * `<DATA_DIR>/secret-key`, created on first start.
    */
   secretKey: string | undefined;
+  /** `LISTEN_RECONNECT_MS`: delay before the change listener reconnects after losing its connection. */
+  listenReconnectMs: number;
   seedDemo: boolean;
   /** Maximum request body in bytes (`BODY_LIMIT_BYTES`, default 4 MiB). */
   bodyLimitBytes: number;
@@ -117,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     webhookPollSeconds: Math.max(1, integer('WEBHOOK_POLL_SECONDS', env.WEBHOOK_POLL_SECONDS, 2)),
     secretKey: env.SECRET_KEY || undefined,
+    listenReconnectMs: integer('LISTEN_RECONNECT_MS', env.LISTEN_RECONNECT_MS, 500),
     seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),

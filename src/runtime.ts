@@ -57,7 +57,7 @@ export async function openRuntime(
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   const database = createDatabase(databaseUrl, config.databasePoolSize);
-  const notifier = new ChangeNotifier(databaseUrl);
+  const notifier = new ChangeNotifier(databaseUrl, config.listenReconnectMs);
   let boss: Awaited<ReturnType<typeof startJobQueue>> | undefined;
   try {
     await migrateToLatest(database.db);

@@ -3,8 +3,12 @@
  * rendered documents) correct when several service processes share one database.
  *
  * A notification sent inside a transaction is delivered only when it commits. When the listening connection is
- * lost, every `onReset` handler runs (caches drop everything) and the listener reconnects.
+ * lost, `listening` turns false and every `onReset` handler runs (caches drop everything); the listener
+ * reconnects, and once LISTEN is active again `listening` turns true and the `onReset` handlers run once more
+ * (whatever a cache took in between is dropped). Caches must neither serve nor fill while `listening` is
+ * false (issue 6 defect 1, P36): a notification missed in the gap would leave them stale with no end.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
@@ -23,8 +27,22 @@ export class ChangeNotifier {
   private client: pg.Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private active = false;
+  /** Connection losses so far; a LISTEN after one runs the reset handlers again. */
+  private resetsSinceStart = 0;
+  /** `application_name` of the listening connection (unique per process; operators and tests find it by it). */
+  readonly applicationName = `seller-ops-listener-${randomUUID().slice(0, 8)}`;
 
-  constructor(private readonly connectionString: string) {}
+  /** @param reconnectDelayMs wait before reconnecting after the connection was lost */
+  constructor(
+    private readonly connectionString: string,
+    private readonly reconnectDelayMs = 500,
+  ) {}
+
+  /** Whether LISTEN is active now, so no change notification can be missed. */
+  get listening(): boolean {
+    return this.active;
+  }
 
   /** Registers a handler for one kind of change. */
   on(kind: ChangeKind, handler: Handler): void {
@@ -40,18 +58,25 @@ export class ChangeNotifier {
 
   /** Connects and starts listening. Resolves once LISTEN is active. */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: this.applicationName,
+    });
     client.on('notification', (message) => this.dispatch(message.payload ?? ''));
     client.on('error', () => this.reconnect());
     client.on('end', () => this.reconnect());
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);
     this.client = client;
+    const reconnected = this.resetsSinceStart > 0;
+    this.active = true;
+    if (reconnected) for (const handler of this.resetHandlers) handler();
   }
 
   /** Stops listening and closes the connection. */
   async close(): Promise<void> {
     this.closed = true;
+    this.active = false;
     clearTimeout(this.reconnectTimer);
     const client = this.client;
     this.client = undefined;
@@ -73,12 +98,14 @@ export class ChangeNotifier {
 
   private reconnect(): void {
     if (this.closed || this.reconnectTimer) return;
+    this.active = false;
+    this.resetsSinceStart += 1;
     this.client = undefined;
     for (const handler of this.resetHandlers) handler();
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       this.start().catch(() => this.reconnect());
-    }, 500);
+    }, this.reconnectDelayMs);
   }
 }
 

@@ -84,14 +84,19 @@ export function bearerToken(header: string | undefined): string | undefined {
 /** Resolves tokens to principals, with a cache kept correct by change notifications. */
 export class TokenAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Grows on every eviction and reset; a read that overlapped one does not fill the cache. */
+  private generation = 0;
 
   constructor(
     private readonly db: Kysely<DB>,
-    notifier: ChangeNotifier,
+    private readonly notifier: ChangeNotifier,
   ) {
     notifier.on('token', (tokenId) => this.evict((principal) => String(principal.tokenId) === tokenId));
     notifier.on('client', (clientId) => this.evict((principal) => String(principal.clientId) === clientId));
-    notifier.onReset(() => this.cache.clear());
+    notifier.onReset(() => {
+      this.generation += 1;
+      this.cache.clear();
+    });
   }
 
   /**
@@ -101,9 +106,12 @@ export class TokenAuthenticator {
   async authenticate(token: string): Promise<Principal | undefined> {
     const hash = hashToken(token);
     const key = hash.toString('base64');
-    const cached = this.cache.get(key);
+    // While the change listener is down a revocation could be missed: no cache is read or filled (P36).
+    const cacheUsable = this.notifier.listening;
+    const cached = cacheUsable ? this.cache.get(key) : undefined;
     const now = Date.now();
     if (cached && cached.expiresAt > now) return cached.principal;
+    const generation = this.generation;
 
     const row = await this.db
       .selectFrom('api_token')
@@ -127,12 +135,16 @@ export class TokenAuthenticator {
       return undefined;
     }
     const principal: Principal = { ...row, lang: row.lang ?? 'ru' };
-    if (this.cache.size >= TOKEN_CACHE_MAX_ENTRIES) this.cache.clear();
-    this.cache.set(key, { principal, expiresAt: now + TOKEN_CACHE_TTL_MS });
+    // A revocation that arrived while the row was read may concern it: then it is not cached.
+    if (this.notifier.listening && generation === this.generation) {
+      if (this.cache.size >= TOKEN_CACHE_MAX_ENTRIES) this.cache.clear();
+      this.cache.set(key, { principal, expiresAt: now + TOKEN_CACHE_TTL_MS });
+    }
     return principal;
   }
 
   private evict(matches: (principal: Principal) => boolean): void {
+    this.generation += 1;
     for (const [key, entry] of this.cache) if (matches(entry.principal)) this.cache.delete(key);
   }
 }

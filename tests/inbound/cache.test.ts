@@ -118,7 +118,7 @@ describe('ResponseCache', () => {
     expect(cache.store(1, 1, 10, 'stale', early)).toBe(false);
     expect(cache.store(2, 2, 10, 'other group', early)).toBe(true);
     expect(cache.store(1, 1, 10, 'fresh', cache.beginRead())).toBe(true);
-    expect(cache.get(1, 10)).toBe('fresh');
+    expect(cache.get(1, 10)?.body).toBe('fresh');
     expect(cache.get(1, 11)).toBeUndefined();
     const beforeReset = cache.beginRead();
     cache.clear();
@@ -133,7 +133,11 @@ describe('ResponseCache', () => {
     cache.store('b', 1, 1, 'b', read);
     cache.store('c', 2, 2, 'c', read);
     cache.invalidate(1);
-    expect([cache.get('a', 1), cache.get('b', 1), cache.get('c', 2)]).toEqual([undefined, undefined, 'c']);
+    expect([cache.get('a', 1)?.body, cache.get('b', 1)?.body, cache.get('c', 2)?.body]).toEqual([
+      undefined,
+      undefined,
+      'c',
+    ]);
   });
 
   it('evicts the least recently used entries beyond its size bound', () => {
@@ -142,7 +146,7 @@ describe('ResponseCache', () => {
     for (const key of [1, 2]) cache.store(key, key, 1, String(key), read);
     cache.get(1, 1);
     for (const key of [3, 4, 5]) cache.store(key, key, 1, String(key), read);
-    expect([1, 2, 3, 4, 5].map((key) => cache.get(key, 1))).toEqual(['1', undefined, '3', '4', '5']);
+    expect([1, 2, 3, 4, 5].map((key) => cache.get(key, 1)?.body)).toEqual(['1', undefined, '3', '4', '5']);
   });
 
   it('packs many ids into notification keys below the payload limit', () => {

@@ -38,7 +38,7 @@ export class InboundFindService {
   async findBody(principal: Principal, query: OrderFindQuery, path: string): Promise<string> {
     const key = `${principal.clientId} ${path}`;
     const cached = this.caches.lists.get(key, principal.clientId);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return cached.body;
     const readStartedAt = this.caches.lists.beginRead();
     const body = JSON.stringify(await this.find(principal, query, path));
     this.caches.lists.store(key, principal.clientId, principal.clientId, body, readStartedAt);

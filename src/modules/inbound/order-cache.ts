@@ -22,6 +22,14 @@ interface Entry {
   owner: number;
   group: number;
   body: string;
+  /** The entity's `versionId` when the body was read, for a check against the database on a hit. */
+  version: number | undefined;
+}
+
+/** A cached body and the version it was read at. */
+export interface CachedBody {
+  body: string;
+  version: number | undefined;
 }
 
 /** LRU cache of serialized bodies with per-group invalidation epochs. */
@@ -34,6 +42,8 @@ export class ResponseCache<K extends string | number> {
   /** Reads that began before this epoch may not store (set when everything is dropped). */
   private floor = 0;
   private characters = 0;
+  /** While false the cache neither serves nor stores (the change listener is down, P36). */
+  private active: () => boolean = () => true;
 
   /**
    * @param maxCharacters bound of the bodies' total length
@@ -44,13 +54,19 @@ export class ResponseCache<K extends string | number> {
     private readonly maxTracked = 100_000,
   ) {}
 
-  /** The cached body of `key` if it belongs to `owner`; refreshes its recency. */
-  get(key: K, owner: number): string | undefined {
+  /** Makes the cache serve and store only while `active()` is true (e.g. while LISTEN is active). */
+  setActivity(active: () => boolean): void {
+    this.active = active;
+  }
+
+  /** The cached body of `key` if it belongs to `owner` and the cache is active; refreshes its recency. */
+  get(key: K, owner: number): CachedBody | undefined {
+    if (!this.active()) return undefined;
     const entry = this.entries.get(key);
     if (!entry || entry.owner !== owner) return undefined;
     this.entries.delete(key);
     this.entries.set(key, entry);
-    return entry.body;
+    return { body: entry.body, version: entry.version };
   }
 
   /** A token to pass to `store` for a read that starts now. */
@@ -62,11 +78,19 @@ export class ResponseCache<K extends string | number> {
    * Caches `body` unless `group` was invalidated (or everything dropped) after `readStartedAt`.
    * @returns whether the body was stored
    */
-  store(key: K, group: number, owner: number, body: string, readStartedAt: number): boolean {
+  store(
+    key: K,
+    group: number,
+    owner: number,
+    body: string,
+    readStartedAt: number,
+    version?: number,
+  ): boolean {
+    if (!this.active()) return false;
     if (readStartedAt < this.floor || (this.invalidatedAt.get(group) ?? -1) > readStartedAt) return false;
     if (body.length > this.maxCharacters / 4) return false;
     this.remove(key);
-    this.entries.set(key, { owner, group, body });
+    this.entries.set(key, { owner, group, body, version });
     this.characters += body.length;
     const keys = this.keysOfGroup.get(group);
     if (keys) keys.add(key);
@@ -150,8 +174,13 @@ export class InboundCaches {
   /** Identifies this process's own notifications. */
   readonly origin = randomUUID();
 
-  /** Subscribes to `order` changes of other origins and to listener resets. */
+  /**
+   * Subscribes to `order` changes of other origins and to listener resets; both caches serve and store only
+   * while the listener is active (P36).
+   */
   attach(notifier: ChangeNotifier): void {
+    this.documents.setActivity(() => notifier.listening);
+    this.lists.setActivity(() => notifier.listening);
     notifier.on('order', (key) => {
       const [origin, client, list] = key.split(PART_SEPARATOR);
       if (origin === this.origin || client === undefined || list === undefined) return;

@@ -56,6 +56,16 @@ export const orderRepository = {
       .executeTakeFirst(),
 
   /** The document of `clientId`; undefined when missing or foreign. */
+  /** The document's `versionId`, or undefined when it is not the client's (a primary-key read). */
+  versionOf: async (db: Kysely<DB>, clientId: number, id: number): Promise<number | undefined> =>
+    (
+      await db
+        .selectFrom('inbound_order')
+        .select('version_id')
+        .where('id', '=', id)
+        .where('client_id', '=', clientId)
+        .executeTakeFirst()
+    )?.version_id,
   find: (db: Kysely<DB>, clientId: number, id: number): Promise<OrderRow | undefined> =>
     db
       .selectFrom('inbound_order')

@@ -310,12 +310,18 @@ export class InboundService {
       return JSON.stringify(presentOrder(order, products, this.baseUrl));
     }
     const cached = this.caches.documents.get(id, principal.clientId);
-    if (cached !== undefined) return cached;
+    // A hit is checked against the stored versionId (one primary-key read): a change another process
+    // committed and answered is seen at once, even before its notification arrives (P36).
+    if (
+      cached !== undefined &&
+      cached.version === (await orderRepository.versionOf(this.db, principal.clientId, id))
+    )
+      return cached.body;
     const readStartedAt = this.caches.documents.beginRead();
     const found = await orderRepository.findWithProducts(this.db, principal.clientId, id);
     if (!found) throw notFound('order', id);
     const body = JSON.stringify(presentOrder(found.order, found.products, this.baseUrl));
-    this.caches.documents.store(id, id, principal.clientId, body, readStartedAt);
+    this.caches.documents.store(id, id, principal.clientId, body, readStartedAt, found.order.version_id);
     return body;
   }
 
