@@ -58,6 +58,8 @@ export interface Config {
   secretKey: string | undefined;
   /** `LISTEN_RECONNECT_MS`: delay before the change listener reconnects after losing its connection. */
   listenReconnectMs: number;
+  /** `SHUTDOWN_DRAIN_MS`: on SIGTERM, how long new requests get 503 before the listener closes (P35). */
+  shutdownDrainMs: number;
   seedDemo: boolean;
   /** Maximum request body in bytes (`BODY_LIMIT_BYTES`, default 4 MiB). */
   bodyLimitBytes: number;
@@ -120,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookPollSeconds: Math.max(1, integer('WEBHOOK_POLL_SECONDS', env.WEBHOOK_POLL_SECONDS, 2)),
     secretKey: env.SECRET_KEY || undefined,
     listenReconnectMs: integer('LISTEN_RECONNECT_MS', env.LISTEN_RECONNECT_MS, 500),
+    shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 1000),
     seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),

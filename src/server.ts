@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp } from './app.ts';
 import { createGroups, startGroupWorkers } from './modules/index.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
@@ -106,13 +107,17 @@ export async function runUntilSignalled(config: Config): Promise<void> {
   service.app.log.info({ url: service.url }, 'seller-ops listening');
   const shutdown = (signal: string) => {
     service.app.log.info({ signal }, 'shutting down');
-    service.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        service.app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    // Drain first: kept-alive clients get 503 + connection: close, then the listener closes (P35).
+    service.app.beginShutdown();
+    sleep(config.shutdownDrainMs)
+      .then(() => service.stop())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          service.app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

@@ -3,7 +3,7 @@
  * (spec §7, D3.1) in the caller's language, maps framework errors to catalog codes and hides anything
  * unexpected behind `error_unknown` (never a stack trace or SQL).
  */
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from './errors.ts';
 import { renderMessage, type Lang } from './error-catalog.ts';
@@ -140,12 +140,26 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   );
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Starts draining before `close()`: new requests get 503 with `connection: close` (P35). */
+    beginShutdown(): void;
+  }
+}
+
 /**
- * While the app closes (SIGTERM), requests still arriving on open connections get 503 `error_service_unavailable`
- * with `connection: close` instead of a reset; requests already running finish normally.
+ * While the app shuts down (from `beginShutdown()` or `close()`), requests still arriving get 503
+ * `error_service_unavailable` with `connection: close`, so kept-alive clients are told to go instead of having
+ * their connection reset; requests already running finish normally.
  */
 export function installShutdownAnswer(app: FastifyInstance): void {
   let closing = false;
+  app.decorate('beginShutdown', () => {
+    closing = true;
+    // Stop accepting connections without closing idle ones (http.Server.close would, racing a client that is
+    // sending on them at that moment): open connections get their 503 and close themselves.
+    if (app.server.listening) net.Server.prototype.close.call(app.server);
+  });
   app.addHook('preClose', async () => {
     closing = true;
   });
