@@ -3,12 +3,14 @@
  * admin API (clients, organizations, users, tokens, integrations, cash registers) run directly on the database.
  * With the embedded database in use by a running service, the command connects to that service's server.
  */
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { loadConfig, type Config } from '../config.ts';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { DataDirInUseError, runningEmbeddedUrl, startEmbeddedPostgres } from '../db/embedded-postgres.ts';
 import { AccountService } from '../modules/accounts/service.ts';
+import { listClients, listOrganizations, listTokens, listUsers } from '../modules/accounts/listing.ts';
 import { loadOperatorKey, SecretBox } from '../security/secret-box.ts';
 import { AppError } from '../http/errors.ts';
 import { renderMessage } from '../http/error-catalog.ts';
@@ -48,6 +50,18 @@ async function openDatabase(
   };
 }
 
+/** Runs one read on the database and prints its JSON result. */
+function databaseCommand<A extends unknown[]>(run: (db: Database['db'], ...args: A) => Promise<unknown>) {
+  return async (...args: A) => {
+    const { database, release } = await openDatabase(loadConfig());
+    try {
+      process.stdout.write(`${JSON.stringify(await run(database.db, ...args), null, 2)}\n`);
+    } finally {
+      await release();
+    }
+  };
+}
+
 /** Runs one account operation and prints its JSON result. */
 function accountCommand<A extends unknown[]>(
   run: (accounts: AccountService, ...args: A) => Promise<unknown>,
@@ -69,11 +83,18 @@ const id = (value: string): number => {
   return parsed;
 };
 
-const program = new Command('seller-ops').description('seller-ops service and operator commands');
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+const program = new Command('seller-ops')
+  .description('seller-ops: the HTTP service and the operator commands of its admin API (decision D1.4)')
+  .version(version, '-v, --version', 'print the version and exit')
+  .showHelpAfterError();
 
 program
   .command('serve', { isDefault: true })
-  .description('start the HTTP service (embedded PostgreSQL unless DATABASE_URL is set)')
+  .description('start the HTTP service (embedded PostgreSQL in DATA_DIR unless DATABASE_URL is set)')
   .action(() => runUntilSignalled(loadConfig()));
 
 program
@@ -85,11 +106,15 @@ program
     log('migrations applied');
   });
 
-const client = program.command('client').description('clients (accounts)');
+const client = program.command('client').description('clients (accounts): create, update, list');
 client
   .command('create')
-  .requiredOption('--name <name>')
-  .option('--subscription-expires-at <date-time>')
+  .description('create a client; prints it as JSON')
+  .requiredOption('--name <name>', 'client name')
+  .option(
+    '--subscription-expires-at <date-time>',
+    'end of the paid subscription, ISO 8601 (D1.3); none = never',
+  )
   .action(
     accountCommand((accounts, options: { name: string; subscriptionExpiresAt?: string }) =>
       accounts.createClient(options),
@@ -97,8 +122,9 @@ client
   );
 client
   .command('update <clientId>')
-  .option('--name <name>')
-  .option('--subscription-expires-at <date-time>', 'ISO date-time, or "none"')
+  .description('rename a client or change its subscription end')
+  .option('--name <name>', 'new client name')
+  .option('--subscription-expires-at <date-time>', 'ISO 8601 date-time, or "none" for no end')
   .action(
     accountCommand((accounts, clientId: string, options: { name?: string; subscriptionExpiresAt?: string }) =>
       accounts.updateClient(id(clientId), {
@@ -108,28 +134,43 @@ client
       }),
     ),
   );
+client
+  .command('list')
+  .description('list every client')
+  .action(databaseCommand((db) => listClients(db)));
 
-program
-  .command('organization')
-  .description('organizations')
+const organization = program.command('organization').description('organizations of a client: create, list');
+organization
   .command('create')
-  .requiredOption('--client <clientId>')
-  .requiredOption('--name <name>')
-  .option('--inn <inn>')
+  .description('create an organization of a client')
+  .requiredOption('--client <clientId>', 'id of the client')
+  .requiredOption('--name <name>', 'organization name')
+  .option('--inn <inn>', 'taxpayer number')
   .action(
     accountCommand((accounts, options: { client: string; name: string; inn?: string }) =>
       accounts.createOrganization(id(options.client), options),
     ),
   );
+organization
+  .command('list')
+  .description('list the organizations of a client')
+  .requiredOption('--client <clientId>', 'id of the client')
+  .action(databaseCommand((db, options: { client: string }) => listOrganizations(db, id(options.client))));
 
-program
-  .command('user')
-  .description('users')
+const user = program.command('user').description('users of a client: create, list');
+user
   .command('create')
-  .requiredOption('--client <clientId>')
-  .requiredOption('--name <name>')
-  .addOption(new Option('--lang <lang>').choices(['ru', 'en']))
-  .addOption(new Option('--role <role>').choices(['OWNER', 'ADMIN', 'MANAGER', 'SUPPORT']).default('OWNER'))
+  .description('create a user of a client (tokens belong to users)')
+  .requiredOption('--client <clientId>', 'id of the client')
+  .requiredOption('--name <name>', 'user name (shown as createdUser)')
+  .addOption(
+    new Option('--lang <lang>', 'language of error messages; unset = ru (spec §5.4)').choices(['ru', 'en']),
+  )
+  .addOption(
+    new Option('--role <role>', 'role; SUPPORT is refused analytics (D2.4)')
+      .choices(['OWNER', 'ADMIN', 'MANAGER', 'SUPPORT'])
+      .default('OWNER'),
+  )
   .action(
     accountCommand(
       (
@@ -143,13 +184,23 @@ program
       ) => accounts.createUser(id(options.client), options),
     ),
   );
+user
+  .command('list')
+  .description('list the users of a client')
+  .requiredOption('--client <clientId>', 'id of the client')
+  .action(databaseCommand((db, options: { client: string }) => listUsers(db, id(options.client))));
 
-const token = program.command('token').description('API tokens');
+const token = program.command('token').description('API tokens of a user: create, revoke, list');
 token
   .command('create')
-  .requiredOption('--user <userId>')
-  .addOption(new Option('--access <access>').choices(['READ', 'WRITE']).makeOptionMandatory())
-  .option('--name <name>')
+  .description('create a token; the token is printed only this once (stored hashed)')
+  .requiredOption('--user <userId>', 'id of the user the token belongs to')
+  .addOption(
+    new Option('--access <access>', 'READ (GET only) or WRITE')
+      .choices(['READ', 'WRITE'])
+      .makeOptionMandatory(),
+  )
+  .option('--name <name>', 'a label, e.g. "ERP sync"')
   .action(
     accountCommand((accounts, options: { user: string; access: 'READ' | 'WRITE'; name?: string }) =>
       accounts.createToken(id(options.user), options),
@@ -157,16 +208,23 @@ token
   );
 token
   .command('revoke <tokenId>')
+  .description('revoke a token; every process refuses it at once')
   .action(accountCommand((accounts, tokenId: string) => accounts.revokeToken(id(tokenId))));
+token
+  .command('list')
+  .description('list the tokens of a user (ids, access, names and dates; never the token)')
+  .requiredOption('--user <userId>', 'id of the user')
+  .action(databaseCommand((db, options: { user: string }) => listTokens(db, id(options.user))));
 
 program
   .command('integration')
-  .description('prepared marketplace integrations')
+  .description('prepared marketplace integrations (D1.4)')
   .command('set')
-  .requiredOption('--organization <organizationId>')
-  .requiredOption('--service <service>', 'e.g. SERVICE_01 (Market1)')
-  .requiredOption('--api-key <apiKey>')
-  .option('--base-url <url>')
+  .description("store an organization's marketplace API key for one service (sealed at rest)")
+  .requiredOption('--organization <organizationId>', 'id of the organization')
+  .requiredOption('--service <service>', 'service, e.g. SERVICE_01 (Market1)')
+  .requiredOption('--api-key <apiKey>', 'the marketplace API key')
+  .option('--base-url <url>', 'the marketplace API address; default MARKET1_API_URL or the sandbox')
   .action(
     accountCommand(
       (accounts, options: { organization: string; service: string; apiKey: string; baseUrl?: string }) =>
@@ -176,15 +234,18 @@ program
 
 program
   .command('cash-register')
-  .description('fiscal provider settings')
+  .description('fiscal provider settings of an organization (D8.1)')
   .command('set')
-  .requiredOption('--organization <organizationId>')
+  .description("store an organization's cash-register provider credentials (password sealed at rest)")
+  .requiredOption('--organization <organizationId>', 'id of the organization')
   .addOption(
-    new Option('--service <service>').choices(['CASH_REGISTER_A', 'CASH_REGISTER_B']).makeOptionMandatory(),
+    new Option('--service <service>', 'the provider')
+      .choices(['CASH_REGISTER_A', 'CASH_REGISTER_B'])
+      .makeOptionMandatory(),
   )
-  .requiredOption('--login <login>')
-  .requiredOption('--password <password>')
-  .option('--base-url <url>')
+  .requiredOption('--login <login>', 'provider login')
+  .requiredOption('--password <password>', 'provider password')
+  .option('--base-url <url>', 'provider address; default CASH_REGISTER_A_URL / _B_URL or the sandbox')
   .action(
     accountCommand(
       (
