@@ -19,6 +19,7 @@ import {
   sendAppError,
 } from './http/error-handler.ts';
 import { validationError } from './http/errors.ts';
+import { transformRoute } from './http/openapi.ts';
 import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { ErrorResponse } from './http/schemas.ts';
@@ -88,11 +89,18 @@ export async function buildApp(
         description:
           'Seller operations API: inbound receiving documents, webhooks and more. See README.md and docs/decisions.md.',
       },
+      servers: [
+        {
+          url: config.publicBaseUrl || '/',
+          description: config.publicBaseUrl ? 'PUBLIC_BASE_URL' : 'this service (relative)',
+        },
+      ],
       components: {
         securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } },
       },
       security: [{ token: [] }],
     },
+    transform: transformRoute,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, index) =>
         typeof json.$id === 'string' ? json.$id : `def-${index}`,

@@ -15,7 +15,11 @@ afterAll(async () => {
 
 interface OpenApiDocument {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  servers: Array<{ url: string }>;
+  paths: Record<
+    string,
+    Record<string, { operationId?: string; responses: Record<string, { content?: Record<string, unknown> }> }>
+  >;
 }
 
 const operations = [
@@ -53,6 +57,22 @@ describe('GET /openapi.json', () => {
         expect.arrayContaining(['200', '400']),
       );
     }
+  });
+
+  it('names every operation once, declares the server and the hal+json answers of inbound', async () => {
+    const document = (await t.app.inject('/openapi.json')).json<OpenApiDocument>();
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    const ids = Object.values(document.paths).flatMap((methods) =>
+      Object.values(methods).map((operation) => operation.operationId),
+    );
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    const get = document.paths['/api/inbound/{orderId}']?.get;
+    expect(get?.operationId).toBe('getInboundByOrderId');
+    expect(Object.keys(get?.responses['200']?.content ?? {})).toEqual(['application/hal+json']);
+    expect(Object.keys(document.paths['/api/webhook/']?.get?.responses['200']?.content ?? {})).toEqual([
+      'application/json',
+    ]);
   });
 
   it('hides the operator API and the service endpoints', async () => {

@@ -55,8 +55,11 @@ export const errorResponses = {
   404: Type.Ref('ErrorResponse'),
 };
 
+/** The pattern of an int64 id written as text. */
+export const INT64_PATTERN = '^[0-9]{1,19}$';
+
 /** An int64 id in a path or query: decimal digits, kept as text until checked so it is never rounded. */
-export const Int64String = Type.String({ pattern: '^[0-9]{1,19}$', description: 'int64 id' });
+export const Int64String = Type.String({ pattern: INT64_PATTERN, description: 'int64 id' });
 
 /** Optional int64 integer in a query string or body (ids of our own sequences fit in 2^53). */
 export const Int64 = (options: object = {}) => Type.Integer({ minimum: 0, format: 'int64', ...options });
