@@ -26,6 +26,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const baseUrl = (process.env.SELLER_OPS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+await waitUntilReady();
 const { token, organizationId } = await loadCredentials();
 const warehouseId = Number(process.env.SELLER_OPS_WAREHOUSE_ID ?? 1);
 
@@ -150,6 +151,26 @@ table(
     ]),
 );
 console.log(`\nDone: document #${orderId} received, fixed, finished and its stock removed.`);
+
+/**
+ * Waits up to 60 s for `GET /ready` to answer 200, so `npm start & node examples/receiving-day.mjs` works on a
+ * fresh machine (the first start initialises the embedded database and writes the demo credentials).
+ */
+async function waitUntilReady() {
+  const deadline = Date.now() + 60_000;
+  let told = false;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${baseUrl}/ready`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (!told) console.log(`Waiting for the service at ${baseUrl} …`);
+    told = true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  fail(`the service at ${baseUrl} did not become ready within 60 s`);
+}
 
 /** Calls the API; returns the parsed JSON body (undefined for an empty one); exits on any error. */
 async function api(method, pathAndQuery, body) {
