@@ -1,6 +1,6 @@
 /** SQL of the accounts group (D1): clients, organizations, users, tokens, integrations, cash registers. */
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { Insertable, Kysely } from 'kysely';
+import type { CashRegisterSettingTable, DB, PreparedIntegrationTable } from '../../db/schema.ts';
 
 /** Clients. */
 export const clientRepository = {
@@ -71,16 +71,7 @@ export const tokenRepository = {
 
 /** Prepared integrations: one per organization and service, replaced on repeat. */
 export const integrationRepository = {
-  upsert: (
-    db: Kysely<DB>,
-    values: {
-      client_id: number;
-      organization_id: number;
-      service: string;
-      api_key: string;
-      base_url: string | null;
-    },
-  ) =>
+  upsert: (db: Kysely<DB>, values: Insertable<PreparedIntegrationTable> & { base_url: string | null }) =>
     db
       .insertInto('prepared_integration')
       .values(values)
@@ -95,17 +86,7 @@ export const integrationRepository = {
 
 /** Cash-register settings: one per organization, replaced on repeat. */
 export const cashRegisterRepository = {
-  upsert: (
-    db: Kysely<DB>,
-    values: {
-      organization_id: number;
-      client_id: number;
-      service: 'CASH_REGISTER_A' | 'CASH_REGISTER_B';
-      login: string;
-      password: string;
-      base_url: string | null;
-    },
-  ) =>
+  upsert: (db: Kysely<DB>, values: Insertable<CashRegisterSettingTable> & { base_url: string | null }) =>
     db
       .insertInto('cash_register_setting')
       .values(values)

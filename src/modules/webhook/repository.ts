@@ -2,25 +2,16 @@
  * SQL of the webhook group (D9): subscriptions, outbox events and the delivery log. Every query an API call makes
  * is scoped by the caller's `client_id`; the dispatcher's queries go by delivery id (it works for every client).
  */
-import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { DB, WebhookTable } from '../../db/schema.ts';
 
 /** Terminal and pending states of a delivery. */
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
 
 /** Subscriptions. A deleted one (`deleted_at`) is invisible to the API; a disabled one gets no deliveries. */
 export const webhookRepository = {
-  insert: (
-    db: Kysely<DB>,
-    values: {
-      client_id: number;
-      organization_id: number;
-      name: string;
-      url: string;
-      types: string[];
-      secret: string;
-    },
-  ) => db.insertInto('webhook').values(values).returningAll().executeTakeFirstOrThrow(),
+  insert: (db: Kysely<DB>, values: Insertable<WebhookTable>) =>
+    db.insertInto('webhook').values(values).returningAll().executeTakeFirstOrThrow(),
 
   /** The client's subscriptions that are not deleted, oldest first. */
   listOfClient: (db: Kysely<DB>, clientId: number) =>
