@@ -83,7 +83,7 @@ describe('a client generated from /openapi.json', () => {
       dir,
     ]).then(
       () => '',
-      (error: { stdout?: string }) => error.stdout ?? String(error),
+      (error: { stdout?: string; message?: string }) => error.stdout ?? error.message ?? 'tsc failed',
     );
     expect(checked).toBe('');
   }, 120_000);

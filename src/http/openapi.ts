@@ -60,5 +60,5 @@ export const transformRoute: NonNullable<FastifyDynamicSwaggerOptions['transform
   if (isHal(url) && success && success.type !== 'null') {
     next.response = { ...response, 200: { content: { 'application/hal+json': { schema: success } } } };
   }
-  return { schema: next as typeof schema, url };
+  return { schema: next, url };
 };
