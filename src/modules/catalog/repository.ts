@@ -1,0 +1,292 @@
+/**
+ * SQL of the catalog group (D11). Every query is scoped by the caller's client (D1.1); a model's views and
+ * products are always reached through the model, so a foreign id is never visible.
+ */
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type {
+  BrandTable,
+  CategoryTable,
+  ProductModelTable,
+  ProductTable,
+  ProductViewTable,
+} from './tables.ts';
+
+export type BrandRow = Selectable<BrandTable>;
+export type CategoryRow = Selectable<CategoryTable>;
+export type ModelRow = Selectable<ProductModelTable>;
+export type ViewRow = Selectable<ProductViewTable>;
+export type ProductRecord = Selectable<ProductTable>;
+
+/** Brands and categories: named dictionaries, unique per client case-insensitively. */
+export const dictionaryRepository = {
+  insertBrand: (db: Kysely<DB>, values: Insertable<BrandTable>) =>
+    db.insertInto('brand').values(values).returningAll().executeTakeFirstOrThrow(),
+  insertCategory: (db: Kysely<DB>, values: Insertable<CategoryTable>) =>
+    db.insertInto('category').values(values).returningAll().executeTakeFirstOrThrow(),
+  /** The client's brand or category with this name (case-insensitive). */
+  findByName: (db: Kysely<DB>, table: 'brand' | 'category', clientId: number, name: string) =>
+    db
+      .selectFrom(table)
+      .select('id')
+      .where('client_id', '=', clientId)
+      .where(sql`lower(name)`, '=', name.toLowerCase())
+      .executeTakeFirst(),
+  exists: async (db: Kysely<DB>, table: 'brand' | 'category', clientId: number, id: number) =>
+    (await db
+      .selectFrom(table)
+      .select('id')
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .executeTakeFirst()) !== undefined,
+  /** A page of the client's brands or categories by id, optionally filtered by a name substring. */
+  page: (
+    db: Kysely<DB>,
+    table: 'brand' | 'category',
+    clientId: number,
+    query: string | undefined,
+    limit: number,
+    offset: number,
+  ) =>
+    db
+      .selectFrom(table)
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .$if(query !== undefined, (qb) => qb.where('name', 'ilike', `%${escapeLike(query ?? '')}%`))
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+  count: async (db: Kysely<DB>, table: 'brand' | 'category', clientId: number, query: string | undefined) =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<string>().as('total'))
+          .where('client_id', '=', clientId)
+          .$if(query !== undefined, (qb) => qb.where('name', 'ilike', `%${escapeLike(query ?? '')}%`))
+          .executeTakeFirstOrThrow()
+      ).total,
+    ),
+};
+
+/** Models with their views and products. */
+export const modelRepository = {
+  insertModel: (db: Kysely<DB>, values: Insertable<ProductModelTable>) =>
+    db.insertInto('product_model').values(values).returningAll().executeTakeFirstOrThrow(),
+  insertView: (db: Kysely<DB>, values: Insertable<ProductViewTable>) =>
+    db.insertInto('product_view').values(values).returningAll().executeTakeFirstOrThrow(),
+  insertProducts: (db: Kysely<DB>, values: Insertable<ProductTable>[]) =>
+    values.length === 0
+      ? Promise.resolve([])
+      : db.insertInto('product').values(values).returningAll().execute(),
+  find: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
+      .selectFrom('product_model')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .where('deleted', '=', false)
+      .executeTakeFirst(),
+  /** Locks the client's model for a change. */
+  lock: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
+      .selectFrom('product_model')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .where('deleted', '=', false)
+      .forUpdate()
+      .executeTakeFirst(),
+  findByArticle: (db: Kysely<DB>, clientId: number, article: string) =>
+    db
+      .selectFrom('product_model')
+      .select('id')
+      .where('client_id', '=', clientId)
+      .where('article', '=', article)
+      .executeTakeFirst(),
+  views: (db: Kysely<DB>, modelId: number) =>
+    db
+      .selectFrom('product_view')
+      .selectAll()
+      .where('model_id', '=', modelId)
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+  products: (db: Kysely<DB>, modelId: number) =>
+    db
+      .selectFrom('product')
+      .selectAll()
+      .where('model_id', '=', modelId)
+      .where('deleted', '=', false)
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+  /** Bumps the model's version (and `modified_date`) with `values`. */
+  update: (db: Kysely<DB>, id: number, values: Updateable<ProductModelTable>) =>
+    db
+      .updateTable('product_model')
+      .set({ ...values, version_id: sql<number>`version_id + 1`, modified_date: sql<Date>`now()` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  updateView: (db: Kysely<DB>, id: number, values: Updateable<ProductViewTable>) =>
+    db
+      .updateTable('product_view')
+      .set({ ...values, modified_date: sql<Date>`now()` })
+      .where('id', '=', id)
+      .execute(),
+  updateProduct: (db: Kysely<DB>, id: number, values: Updateable<ProductTable>) =>
+    db
+      .updateTable('product')
+      .set({ ...values, modified_date: sql<Date>`now()` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  deleteViews: (db: Kysely<DB>, ids: number[]) =>
+    ids.length === 0
+      ? Promise.resolve()
+      : db
+          .deleteFrom('product_view')
+          .where('id', 'in', ids)
+          .execute()
+          .then(() => undefined),
+  deleteProducts: (db: Kysely<DB>, ids: number[]) =>
+    ids.length === 0
+      ? Promise.resolve()
+      : db
+          .deleteFrom('product')
+          .where('id', 'in', ids)
+          .execute()
+          .then(() => undefined),
+};
+
+/** Final products looked up on their own. */
+export const productRepository = {
+  /** The client's product with its model's id, for a change. */
+  lockWithModel: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
+      .selectFrom('product')
+      .innerJoin('product_model', 'product_model.id', 'product.model_id')
+      .selectAll('product')
+      .select(['product_model.version_id as model_version_id'])
+      .where('product.client_id', '=', clientId)
+      .where('product.id', '=', id)
+      .where('product.deleted', '=', false)
+      .where('product_model.deleted', '=', false)
+      .forUpdate()
+      .executeTakeFirst(),
+  /** Which of `ids` are live products of the client. */
+  existing: async (db: Kysely<DB>, clientId: number, ids: readonly number[]) =>
+    ids.length === 0
+      ? new Set<number>()
+      : new Set(
+          (
+            await db
+              .selectFrom('product')
+              .select('id')
+              .where('client_id', '=', clientId)
+              .where('id', 'in', [...ids])
+              .where('deleted', '=', false)
+              .execute()
+          ).map((row) => row.id),
+        ),
+};
+
+/** Escapes `%`, `_` and `\` for a LIKE pattern. */
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`);
+
+/** Filters of `GET /api/product/find`. */
+export interface ProductCriteria {
+  clientId: number;
+  query?: string;
+  modelId?: number;
+  article?: string;
+  barcode?: string;
+  brandId?: number;
+  categoryId?: number;
+  ids?: number[];
+  modifiedSince?: Date;
+}
+
+/** The lightweight product rows: product joined with its model (article, brand, category) and view (colour). */
+function productRows(db: Kysely<DB>) {
+  return db
+    .selectFrom('product')
+    .innerJoin('product_model as model', 'model.id', 'product.model_id')
+    .innerJoin('product_view as view', 'view.id', 'product.view_id')
+    .where('product.deleted', '=', false)
+    .where('model.deleted', '=', false);
+}
+
+function filtered(db: Kysely<DB>, criteria: ProductCriteria) {
+  const pattern = criteria.query === undefined ? undefined : `%${escapeLike(criteria.query)}%`;
+  return productRows(db)
+    .where('product.client_id', '=', criteria.clientId)
+    .$if(pattern !== undefined, (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb('product.name', 'ilike', pattern as string),
+          eb('model.article', 'ilike', pattern as string),
+          eb('product.barcode', '=', criteria.query as string),
+        ]),
+      ),
+    )
+    .$if(criteria.modelId !== undefined, (qb) =>
+      qb.where('product.model_id', '=', criteria.modelId as number),
+    )
+    .$if(criteria.article !== undefined, (qb) => qb.where('model.article', '=', criteria.article as string))
+    .$if(criteria.barcode !== undefined, (qb) => qb.where('product.barcode', '=', criteria.barcode as string))
+    .$if(criteria.brandId !== undefined, (qb) => qb.where('model.brand_id', '=', criteria.brandId as number))
+    .$if(criteria.categoryId !== undefined, (qb) =>
+      qb.where('model.category_id', '=', criteria.categoryId as number),
+    )
+    .$if(criteria.ids !== undefined, (qb) => qb.where('product.id', 'in', criteria.ids as number[]))
+    .$if(criteria.modifiedSince !== undefined, (qb) =>
+      qb.where('product.modified_date', '>=', criteria.modifiedSince as Date),
+    );
+}
+
+const ROW_COLUMNS = [
+  'product.id',
+  'product.model_id',
+  'product.view_id',
+  'model.article',
+  'product.barcode',
+  'product.name',
+  'product.size',
+  'view.color',
+  'model.brand_id',
+  'model.category_id',
+  'product.modified_date',
+] as const;
+
+/** Product search (keyset-stable: ordered by id, ties impossible). */
+export const productFindRepository = {
+  page: (db: Kysely<DB>, criteria: ProductCriteria, ascending: boolean, limit: number, offset: number) =>
+    filtered(db, criteria)
+      .select(ROW_COLUMNS)
+      .orderBy('product.id', ascending ? 'asc' : 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+  count: async (db: Kysely<DB>, criteria: ProductCriteria) =>
+    Number(
+      (
+        await filtered(db, criteria)
+          .select((eb) => eb.fn.countAll<string>().as('total'))
+          .executeTakeFirstOrThrow()
+      ).total,
+    ),
+  /** Rows of the given products of any client (event bodies of the caller's own change). */
+  byIds: (db: Kysely<DB>, ids: readonly number[]) =>
+    ids.length === 0
+      ? Promise.resolve([])
+      : productRows(db)
+          .select(ROW_COLUMNS)
+          .where('product.id', 'in', [...ids])
+          .execute(),
+};
+
+/** One row of `productFindRepository`. */
+export type ProductFindRecord = Awaited<ReturnType<typeof productFindRepository.page>>[number];

@@ -1,0 +1,153 @@
+/**
+ * Routes of the catalog group (spec §4.7, decision D11), registered under `/api`: brands, categories, model
+ * cards, final products. GET needs a READ or WRITE token, every other method a WRITE token (D2.3).
+ */
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { errorResponses, parseId } from '../../http/schemas.ts';
+import type { CatalogService } from './service.ts';
+import {
+  Brand,
+  BrandCreateBody,
+  BrandPage,
+  Category,
+  CategoryCreateBody,
+  CategoryPage,
+  IdParams,
+  ModelCreateBody,
+  ModelReplaceBody,
+  NameFindQuery,
+  Product,
+  ProductFindQuery,
+  ProductModel,
+  ProductPage,
+  ProductPatchBody,
+  ProductRow,
+  ProductView,
+} from './schemas.ts';
+
+const tags = ['catalog'];
+const errors = { ...errorResponses, 409: Type.Ref('ErrorResponse') };
+
+/** The catalog operations over the group's service. */
+export const catalogRoutes =
+  (catalog: CatalogService): FastifyPluginCallbackTypebox =>
+  (app, _options, done) => {
+    for (const schema of [Brand, Category, Product, ProductView, ProductModel, ProductRow])
+      app.addSchema(schema);
+
+    app.post(
+      '/brand',
+      {
+        schema: {
+          tags,
+          summary: 'Create a brand (names unique per client, case-insensitive)',
+          body: BrandCreateBody,
+          response: { 200: Type.Ref('Brand'), ...errors },
+        },
+      },
+      (request) => catalog.createBrand(request.principal, request.body),
+    );
+    app.get(
+      '/brand/find',
+      {
+        schema: {
+          tags,
+          summary: 'Find brands by name substring',
+          querystring: NameFindQuery,
+          response: { 200: BrandPage, ...errors },
+        },
+      },
+      (request) => catalog.findNamed<Brand>(request.principal, 'brand', request.query),
+    );
+    app.post(
+      '/category',
+      {
+        schema: {
+          tags,
+          summary: 'Create a category (names unique per client, case-insensitive)',
+          body: CategoryCreateBody,
+          response: { 200: Type.Ref('Category'), ...errors },
+        },
+      },
+      (request) => catalog.createCategory(request.principal, request.body),
+    );
+    app.get(
+      '/category/find',
+      {
+        schema: {
+          tags,
+          summary: 'Find categories by name substring',
+          querystring: NameFindQuery,
+          response: { 200: CategoryPage, ...errors },
+        },
+      },
+      (request) => catalog.findNamed<Category>(request.principal, 'category', request.query),
+    );
+    app.post(
+      '/model',
+      {
+        schema: {
+          tags,
+          summary:
+            'Create a model card with its colour variants and sizes (raises CREATE_PRODUCT per product)',
+          body: ModelCreateBody,
+          response: { 200: Type.Ref('ProductModel'), ...errors },
+        },
+      },
+      (request) => catalog.createModel(request.principal, request.body),
+    );
+    app.get(
+      '/model/:id',
+      {
+        schema: {
+          tags,
+          summary: 'The complete model with its variants and sizes',
+          params: IdParams,
+          response: { 200: Type.Ref('ProductModel'), ...errors },
+        },
+      },
+      (request) => catalog.getModel(request.principal, parseId('model', request.params.id)),
+    );
+    app.put(
+      '/model/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Replace the editable structure of a model (versionId required; stale → 409)',
+          params: IdParams,
+          body: ModelReplaceBody,
+          response: { 200: Type.Ref('ProductModel'), ...errors },
+        },
+      },
+      (request) => catalog.replaceModel(request.principal, parseId('model', request.params.id), request.body),
+    );
+    app.patch(
+      '/product/:id',
+      {
+        schema: {
+          tags,
+          summary:
+            'Change one final product by a JSON merge patch (application/merge-patch+json or application/json)',
+          params: IdParams,
+          body: ProductPatchBody,
+          response: { 200: Type.Ref('Product'), ...errors },
+        },
+      },
+      (request) =>
+        catalog.patchProduct(request.principal, parseId('product', request.params.id), request.body),
+    );
+    app.get(
+      '/product/find',
+      {
+        schema: {
+          tags,
+          summary: 'Product search: lightweight rows, stable id order; count only when asked',
+          querystring: ProductFindQuery,
+          response: { 200: ProductPage, ...errors },
+        },
+      },
+      (request) => catalog.findProducts(request.principal, request.query),
+    );
+    done();
+  };

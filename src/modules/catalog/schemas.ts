@@ -1,0 +1,200 @@
+/**
+ * Schemas of the catalog group (spec §2 "Catalog card", §4.7, decision D11): brands, categories, and the card
+ * hierarchy model → views (colour variants) → products (final products, one per size). Field names follow the
+ * reference's ProductModel, ProductView and Product, restricted to what we store (P40). Dates are ISO 8601 UTC;
+ * ids are int64.
+ */
+import { Type, type Static } from 'typebox';
+import {
+  DateTime,
+  Int64,
+  Int64String,
+  Nullable,
+  Page,
+  PagingQuery,
+  RepeatedQuery,
+} from '../../http/schemas.ts';
+
+const Name = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '\\S' });
+const Id = Int64();
+
+/** A brand of the client's catalog (reference Brand: `id` stands for `brandId`). */
+export const Brand = Type.Object(
+  { id: Id, clientId: Id, name: Type.String(), modifiedDate: DateTime() },
+  { $id: 'Brand', title: 'Brand' },
+);
+export type Brand = Static<typeof Brand>;
+
+/** A category of the client's catalog; `market1CategoryId` links it to the marketplace's dictionaries (D11.3). */
+export const Category = Type.Object(
+  {
+    id: Id,
+    clientId: Id,
+    name: Type.String(),
+    parentId: Nullable(Id),
+    market1CategoryId: Nullable(Id),
+    modifiedDate: DateTime(),
+  },
+  { $id: 'Category', title: 'Category' },
+);
+export type Category = Static<typeof Category>;
+
+/** Body of `POST /api/brand`. */
+export const BrandCreateBody = Type.Object({ name: Name(200) });
+export type BrandCreateBody = Static<typeof BrandCreateBody>;
+
+/** Body of `POST /api/category`. */
+export const CategoryCreateBody = Type.Object({
+  name: Name(200),
+  parentId: Type.Optional(Nullable(Int64({ description: 'Parent category of the same client' }))),
+  market1CategoryId: Type.Optional(Nullable(Int64({ description: 'Marketplace category (subject) id' }))),
+});
+export type CategoryCreateBody = Static<typeof CategoryCreateBody>;
+
+/** Query of `GET /api/brand/find` and `GET /api/category/find` (D4). */
+export const NameFindQuery = Type.Object({
+  ...PagingQuery,
+  query: Type.Optional(
+    Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' }),
+  ),
+});
+export type NameFindQuery = Static<typeof NameFindQuery>;
+
+export const BrandPage = Page(Type.Ref('Brand'), { title: 'FindResponseBrand' });
+export const CategoryPage = Page(Type.Ref('Category'), { title: 'FindResponseCategory' });
+
+/** A final product (one size of a colour variant; reference Product). */
+export const Product = Type.Object(
+  {
+    id: Id,
+    productModelId: Id,
+    productViewId: Id,
+    name: Type.String(),
+    size: Type.String(),
+    barcode: Nullable(Type.String()),
+    createdDate: DateTime(),
+    modifiedDate: DateTime(),
+  },
+  { $id: 'Product', title: 'Product' },
+);
+export type Product = Static<typeof Product>;
+
+/** A colour variant with its sizes (reference ProductView). */
+export const ProductView = Type.Object(
+  {
+    id: Id,
+    productModelId: Id,
+    color: Nullable(Type.String()),
+    sizes: Type.Array(Type.Ref('Product')),
+  },
+  { $id: 'ProductView', title: 'ProductView' },
+);
+export type ProductView = Omit<Static<typeof ProductView>, 'sizes'> & { sizes: Product[] };
+
+/** A model card with its whole hierarchy (reference ProductModel). */
+export const ProductModel = Type.Object(
+  {
+    id: Id,
+    clientId: Id,
+    organizationId: Id,
+    article: Type.String(),
+    title: Type.String(),
+    name: Nullable(Type.String()),
+    description: Nullable(Type.String()),
+    brandId: Id,
+    categoryId: Id,
+    versionId: Type.Integer({ description: 'Grows by one with every change of the card (D11.1)' }),
+    createdUser: Nullable(Type.String()),
+    createdDate: DateTime(),
+    modifiedDate: DateTime(),
+    views: Type.Array(Type.Ref('ProductView')),
+  },
+  { $id: 'ProductModel', title: 'ProductModel' },
+);
+export type ProductModel = Omit<Static<typeof ProductModel>, 'views'> & { views: ProductView[] };
+
+const SizeInput = Type.Object({
+  id: Type.Optional(Int64({ description: 'PUT: an existing product of this model; absent = a new product' })),
+  name: Name(500),
+  size: Type.String({ minLength: 1, maxLength: 100 }),
+  barcode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+});
+
+const ViewInput = Type.Object({
+  id: Type.Optional(Int64({ description: 'PUT: an existing view of this model; absent = a new view' })),
+  color: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  sizes: Type.Array(SizeInput, { minItems: 1, maxItems: 500, description: 'At least one final product' }),
+});
+
+const cardFields = {
+  article: Name(200),
+  title: Name(1000),
+  name: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 20_000 }))),
+  brandId: Int64(),
+  categoryId: Int64(),
+  views: Type.Array(ViewInput, { minItems: 1, maxItems: 200, description: 'At least one colour variant' }),
+};
+
+/** Body of `POST /api/model`: the minimal card of spec §2. */
+export const ModelCreateBody = Type.Object({ ...cardFields, organizationId: Int64() });
+export type ModelCreateBody = Static<typeof ModelCreateBody>;
+
+/**
+ * Body of `PUT /api/model/{id}`: the whole editable structure and the `versionId` it was read at (D11.1). Views
+ * and sizes with an `id` are updated, without one created, and those left out removed.
+ */
+export const ModelReplaceBody = Type.Object({
+  ...cardFields,
+  versionId: Int64({ description: 'The versionId of the card this replacement is based on' }),
+  organizationId: Type.Optional(Int64({ description: 'Read-only after creation: must match when sent' })),
+});
+export type ModelReplaceBody = Static<typeof ModelReplaceBody>;
+
+/** Body of `PATCH /api/product/{id}`: a JSON merge patch (RFC 7396) of a final product. */
+export const ProductPatchBody = Type.Object({
+  name: Type.Optional(Name(500)),
+  size: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  barcode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+  versionId: Type.Optional(Int64({ description: "The model's versionId; stale → 409 (D11.1)" })),
+});
+export type ProductPatchBody = Static<typeof ProductPatchBody>;
+
+/** A lightweight row of `GET /api/product/find`. */
+export const ProductRow = Type.Object(
+  {
+    id: Id,
+    modelId: Id,
+    viewId: Id,
+    article: Type.String(),
+    barcode: Nullable(Type.String()),
+    name: Type.String(),
+    size: Type.String(),
+    color: Nullable(Type.String()),
+    brandId: Id,
+    categoryId: Id,
+    modifiedDate: DateTime(),
+  },
+  { $id: 'ProductRow', title: 'ProductRow' },
+);
+export type ProductRow = Static<typeof ProductRow>;
+
+/** Query of `GET /api/product/find` (D4; stable `sortBy=ID` paging, `count` only when asked). */
+export const ProductFindQuery = Type.Object({
+  ...PagingQuery,
+  query: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of name, article or barcode' })),
+  modelId: Type.Optional(Int64()),
+  article: Type.Optional(Type.String({ maxLength: 200, description: 'Exact model article' })),
+  barcode: Type.Optional(Type.String({ maxLength: 200, description: 'Exact barcode' })),
+  brandId: Type.Optional(Int64()),
+  categoryId: Type.Optional(Int64()),
+  ids: RepeatedQuery(Int64(), { maxItems: 500, uniqueItems: true }),
+  modifiedDate: Type.Optional(DateTime({ description: 'Only products changed at or after this time' })),
+  sortBy: Type.Optional(Type.Unsafe<'ID'>({ type: 'string', enum: ['ID'] })),
+  ascending: Type.Optional(Type.Boolean({ description: 'Default true for ID (stable incremental paging)' })),
+});
+export type ProductFindQuery = Static<typeof ProductFindQuery>;
+
+export const ProductPage = Page(Type.Ref('ProductRow'), { title: 'FindResponseProduct' });
+
+export const IdParams = Type.Object({ id: Int64String });

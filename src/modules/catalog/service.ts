@@ -1,0 +1,396 @@
+/**
+ * The catalog workflow (spec §4.7, decision D11): brands and categories (names unique per client,
+ * case-insensitive), model cards with their colour variants and final products, replacement of a card with
+ * optimistic locking, merge patches of one product, and the product search.
+ *
+ * Every mutation is one change (`ChangeRunner.run`); creating final products raises one `CREATE_PRODUCT` event
+ * each (spec §6). A model's `versionId` grows by one with every change of the card, its products included.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { ChangeRunner, ChangeSet } from '../../changes/change-runner.ts';
+import type { Principal } from '../../http/auth.ts';
+import { AppError, notFound, validationError } from '../../http/errors.ts';
+import { organizationRepository } from '../accounts/repository.ts';
+import {
+  presentBrand,
+  presentCategory,
+  presentModel,
+  presentProduct,
+  presentProductRow,
+} from './presenter.ts';
+import {
+  dictionaryRepository,
+  modelRepository,
+  productFindRepository,
+  productRepository,
+  type ModelRow,
+  type ProductRecord,
+} from './repository.ts';
+import type {
+  Brand,
+  BrandCreateBody,
+  Category,
+  CategoryCreateBody,
+  ModelCreateBody,
+  ModelReplaceBody,
+  NameFindQuery,
+  Product,
+  ProductFindQuery,
+  ProductModel,
+  ProductPatchBody,
+  ProductRow,
+} from './schemas.ts';
+
+/** PostgreSQL's unique_violation: a concurrent insert of the same name or article won. */
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
+
+type Page<T> = { rows: T[]; page: number; total?: number };
+
+/** Operations of the catalog group. */
+export class CatalogService {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly changes: ChangeRunner,
+  ) {}
+
+  /**
+   * Creates a brand.
+   * @throws 400 `error_duplicate_name` `{entity: 'brand', name, id}` with the existing brand's id
+   */
+  createBrand(principal: Principal, body: BrandCreateBody): Promise<Brand> {
+    return this.createNamed(principal, 'brand', body.name, async (trx) =>
+      presentBrand(
+        await dictionaryRepository.insertBrand(trx, {
+          client_id: principal.clientId,
+          name: body.name.trim(),
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Creates a category, optionally under a parent category of the same client.
+   * @throws 400 `error_duplicate_name` `{entity: 'category', name, id}`; 404 `error_not_found` for the parent
+   */
+  createCategory(principal: Principal, body: CategoryCreateBody): Promise<Category> {
+    return this.createNamed(principal, 'category', body.name, async (trx) => {
+      if (
+        body.parentId != null &&
+        !(await dictionaryRepository.exists(trx, 'category', principal.clientId, body.parentId))
+      )
+        throw notFound('category', body.parentId);
+      return presentCategory(
+        await dictionaryRepository.insertCategory(trx, {
+          client_id: principal.clientId,
+          name: body.name.trim(),
+          parent_id: body.parentId ?? null,
+          market1_category_id: body.market1CategoryId ?? null,
+        }),
+      );
+    });
+  }
+
+  private async createNamed<T>(
+    principal: Principal,
+    table: 'brand' | 'category',
+    name: string,
+    insert: (trx: Transaction<DB>) => Promise<T>,
+  ): Promise<T> {
+    const duplicate = async () => {
+      const existing = await dictionaryRepository.findByName(this.db, table, principal.clientId, name.trim());
+      return (
+        existing &&
+        new AppError('error_duplicate_name', { entity: table, name: name.trim(), id: existing.id })
+      );
+    };
+    const known = await duplicate();
+    if (known) throw known;
+    try {
+      return await this.changes.run((trx) => insert(trx));
+    } catch (error) {
+      if (isUniqueViolation(error)) throw (await duplicate()) ?? error;
+      throw error;
+    }
+  }
+
+  /** A page of the client's brands or categories by id; `query` is a case-insensitive name substring (D4). */
+  async findNamed<T>(
+    principal: Principal,
+    table: 'brand' | 'category',
+    query: NameFindQuery,
+  ): Promise<Page<T>> {
+    const limit = query.limit ?? 100;
+    const page = query.page ?? 1;
+    const rows = await dictionaryRepository.page(
+      this.db,
+      table,
+      principal.clientId,
+      query.query,
+      limit,
+      (page - 1) * limit,
+    );
+    const present = (table === 'brand' ? presentBrand : presentCategory) as (row: (typeof rows)[number]) => T;
+    return {
+      rows: rows.map(present),
+      page,
+      ...(query.count && {
+        total: await dictionaryRepository.count(this.db, table, principal.clientId, query.query),
+      }),
+    };
+  }
+
+  /**
+   * Creates a model card with its views and final products (spec §2 minimal card); raises `CREATE_PRODUCT` for
+   * every product.
+   * @throws 400 `error_organization_not_found`; 404 `error_not_found` for the brand or category;
+   *   400 `error_duplicate_article` `{article, id}` when the client has a model with this article (D11.2)
+   */
+  async createModel(principal: Principal, body: ModelCreateBody): Promise<ProductModel> {
+    try {
+      return await this.changes.run(async (trx, change) => {
+        if (!(await organizationRepository.findOfClient(trx, principal.clientId, body.organizationId)))
+          throw new AppError('error_organization_not_found', { organizationId: body.organizationId });
+        await this.checkCard(trx, principal, body, undefined);
+        const model = await modelRepository.insertModel(trx, {
+          client_id: principal.clientId,
+          organization_id: body.organizationId,
+          article: body.article.trim(),
+          title: body.title,
+          name: body.name ?? null,
+          description: body.description ?? null,
+          brand_id: body.brandId,
+          category_id: body.categoryId,
+          created_user: principal.userName,
+        });
+        for (const [position, view] of body.views.entries())
+          await this.insertView(trx, change, model, view, position);
+        return this.load(trx, model);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw await this.duplicateArticle(principal, body.article);
+      throw error;
+    }
+  }
+
+  /**
+   * The whole card of a model of the caller's client.
+   * @throws 404 `error_not_found` `{entity: 'model', id}`
+   */
+  async getModel(principal: Principal, id: number): Promise<ProductModel> {
+    const model = await modelRepository.find(this.db, principal.clientId, id);
+    if (!model) throw notFound('model', id);
+    return this.load(this.db, model);
+  }
+
+  /**
+   * Replaces the editable structure of a card (D11.1): fields, views and sizes; views and sizes with an `id` of
+   * this model are updated, without one created (raising `CREATE_PRODUCT`), the others removed.
+   * @throws 404 `error_not_found` (model, brand, category); 409 `error_version_conflict` for a stale `versionId`;
+   *   400 `error_validation` for an id of a view or size that is not this model's, or a changed organizationId;
+   *   400 `error_duplicate_article`
+   */
+  async replaceModel(principal: Principal, id: number, body: ModelReplaceBody): Promise<ProductModel> {
+    try {
+      return await this.changes.run(async (trx, change) => {
+        const model = await modelRepository.lock(trx, principal.clientId, id);
+        if (!model) throw notFound('model', id);
+        if (body.versionId !== model.version_id)
+          throw new AppError('error_version_conflict', {
+            id: String(id),
+            currentVersionId: model.version_id,
+          });
+        if (body.organizationId !== undefined && body.organizationId !== model.organization_id)
+          throw validationError('organizationId', 'the organization of a model cannot change');
+        await this.checkCard(trx, principal, body, model.id);
+        const views = await modelRepository.views(trx, model.id);
+        const products = await modelRepository.products(trx, model.id);
+        const viewIds = new Set(views.map((view) => view.id));
+        const productIds = new Set(products.map((product) => product.id));
+        const keptViews = new Set<number>();
+        const keptProducts = new Set<number>();
+        for (const [index, view] of body.views.entries()) {
+          if (view.id !== undefined && (!viewIds.has(view.id) || keptViews.has(view.id)))
+            throw validationError(`views.${index}.id`, 'not a view of this model (or repeated)');
+          if (view.id !== undefined) keptViews.add(view.id);
+          for (const [sizeIndex, size] of view.sizes.entries()) {
+            if (size.id === undefined) continue;
+            const field = `views.${index}.sizes.${sizeIndex}.id`;
+            if (view.id === undefined)
+              throw validationError(field, 'a new view takes new sizes only (no id)');
+            if (!productIds.has(size.id) || keptProducts.has(size.id))
+              throw validationError(field, 'not a product of this model (or repeated)');
+            keptProducts.add(size.id);
+          }
+        }
+        const updated = await modelRepository.update(trx, model.id, {
+          article: body.article.trim(),
+          title: body.title,
+          name: body.name ?? null,
+          description: body.description ?? null,
+          brand_id: body.brandId,
+          category_id: body.categoryId,
+        });
+        // Kept views and products first (a product may move between kept views), then new ones, then removals.
+        for (const [position, view] of body.views.entries()) {
+          if (view.id === undefined) {
+            await this.insertView(trx, change, updated, view, position);
+            continue;
+          }
+          await modelRepository.updateView(trx, view.id, { color: view.color ?? null, position });
+          const created: Array<Parameters<typeof modelRepository.insertProducts>[1][number]> = [];
+          for (const [sizePosition, size] of view.sizes.entries()) {
+            const values = {
+              view_id: view.id,
+              name: size.name,
+              size: size.size,
+              barcode: size.barcode ?? null,
+              position: sizePosition,
+            };
+            if (size.id !== undefined) await modelRepository.updateProduct(trx, size.id, values);
+            else created.push({ ...values, client_id: principal.clientId, model_id: updated.id });
+          }
+          this.raiseCreated(change, updated, await modelRepository.insertProducts(trx, created));
+        }
+        await modelRepository.deleteProducts(
+          trx,
+          products.filter((product) => !keptProducts.has(product.id)).map((product) => product.id),
+        );
+        await modelRepository.deleteViews(
+          trx,
+          views.filter((view) => !keptViews.has(view.id)).map((view) => view.id),
+        );
+        return this.load(trx, updated);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw await this.duplicateArticle(principal, body.article);
+      throw error;
+    }
+  }
+
+  /**
+   * Applies a JSON merge patch (RFC 7396) to one final product: present fields are set, `null` clears `barcode`,
+   * absent fields are kept. A patch that changes nothing is a no-op; otherwise the model's version grows.
+   * @throws 404 `error_not_found` `{entity: 'product'}`; 409 `error_version_conflict` for a stale model `versionId`
+   */
+  async patchProduct(principal: Principal, id: number, patch: ProductPatchBody): Promise<Product> {
+    return this.changes.run(async (trx) => {
+      const product = await productRepository.lockWithModel(trx, principal.clientId, id);
+      if (!product) throw notFound('product', id);
+      if (patch.versionId !== undefined && patch.versionId !== product.model_version_id)
+        throw new AppError('error_version_conflict', {
+          id: String(product.model_id),
+          currentVersionId: product.model_version_id,
+        });
+      const values: Partial<Pick<ProductRecord, 'name' | 'size' | 'barcode'>> = {};
+      if (patch.name !== undefined && patch.name !== product.name) values.name = patch.name;
+      if (patch.size !== undefined && patch.size !== product.size) values.size = patch.size;
+      if (patch.barcode !== undefined && patch.barcode !== product.barcode) values.barcode = patch.barcode;
+      if (Object.keys(values).length === 0) return presentProduct(product);
+      const updated = await modelRepository.updateProduct(trx, id, values);
+      await modelRepository.update(trx, product.model_id, {});
+      return presentProduct(updated);
+    });
+  }
+
+  /** A page of product rows (stable id order; `count` only when asked, D4). */
+  async findProducts(principal: Principal, query: ProductFindQuery): Promise<Page<ProductRow>> {
+    const limit = query.limit ?? 100;
+    const page = query.page ?? 1;
+    const criteria = {
+      clientId: principal.clientId,
+      query: query.query,
+      modelId: query.modelId,
+      article: query.article,
+      barcode: query.barcode,
+      brandId: query.brandId,
+      categoryId: query.categoryId,
+      ids: query.ids,
+      modifiedSince: query.modifiedDate === undefined ? undefined : new Date(query.modifiedDate),
+    };
+    const rows = await productFindRepository.page(
+      this.db,
+      criteria,
+      query.ascending ?? true,
+      limit,
+      (page - 1) * limit,
+    );
+    return {
+      rows: rows.map(presentProductRow),
+      page,
+      ...(query.count && { total: await productFindRepository.count(this.db, criteria) }),
+    };
+  }
+
+  /** Product rows by id, for `CREATE_PRODUCT` event bodies (D9.2). */
+  async renderProducts(db: Kysely<DB>, ids: number[]): Promise<Map<number, ProductRow>> {
+    return new Map(
+      (await productFindRepository.byIds(db, ids)).map((row) => [row.id, presentProductRow(row)]),
+    );
+  }
+
+  private async checkCard(
+    trx: Transaction<DB>,
+    principal: Principal,
+    body: { article: string; brandId: number; categoryId: number },
+    modelId: number | undefined,
+  ): Promise<void> {
+    if (!(await dictionaryRepository.exists(trx, 'brand', principal.clientId, body.brandId)))
+      throw notFound('brand', body.brandId);
+    if (!(await dictionaryRepository.exists(trx, 'category', principal.clientId, body.categoryId)))
+      throw notFound('category', body.categoryId);
+    const same = await modelRepository.findByArticle(trx, principal.clientId, body.article.trim());
+    if (same && same.id !== modelId)
+      throw new AppError('error_duplicate_article', { article: body.article.trim(), id: same.id });
+  }
+
+  private async duplicateArticle(principal: Principal, article: string): Promise<AppError> {
+    const same = await modelRepository.findByArticle(this.db, principal.clientId, article.trim());
+    return new AppError('error_duplicate_article', { article: article.trim(), id: same?.id ?? null });
+  }
+
+  private async insertView(
+    trx: Transaction<DB>,
+    change: ChangeSet,
+    model: ModelRow,
+    view: ModelCreateBody['views'][number],
+    position: number,
+  ): Promise<void> {
+    const row = await modelRepository.insertView(trx, {
+      client_id: model.client_id,
+      model_id: model.id,
+      color: view.color ?? null,
+      position,
+    });
+    const products = await modelRepository.insertProducts(
+      trx,
+      view.sizes.map((size, sizePosition) => ({
+        client_id: model.client_id,
+        model_id: model.id,
+        view_id: row.id,
+        name: size.name,
+        size: size.size,
+        barcode: size.barcode ?? null,
+        position: sizePosition,
+      })),
+    );
+    this.raiseCreated(change, model, products);
+  }
+
+  private raiseCreated(change: ChangeSet, model: ModelRow, products: ProductRecord[]): void {
+    for (const product of products)
+      change.event('CREATE_PRODUCT', {
+        id: product.id,
+        clientId: model.client_id,
+        organizationId: model.organization_id,
+      });
+  }
+
+  private async load(db: Kysely<DB>, model: ModelRow): Promise<ProductModel> {
+    const [views, products] = await Promise.all([
+      modelRepository.views(db, model.id),
+      modelRepository.products(db, model.id),
+    ]);
+    return presentModel(model, views, products);
+  }
+}

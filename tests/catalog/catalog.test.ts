@@ -1,0 +1,317 @@
+/**
+ * The catalog group through HTTP (spec §4.7, D11): brands and categories, model cards, replacement with
+ * optimistic locking, merge patches of a product, product search, CREATE_PRODUCT events, roles and tenancy.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createAccount, type TestAccount } from '../helpers/factories.ts';
+import { expectError, expectNotFound, expectValidation, send, MISSING_ID } from '../helpers/http.ts';
+import { createBrandAndCategory, createModel, modelBody, type ProductModel } from '../helpers/catalog.ts';
+import type { EventCandidate, EventRecorder } from '../../src/events/outbox.ts';
+
+let t: TestApp;
+let account: TestAccount;
+let stranger: TestAccount;
+beforeAll(async () => {
+  t = await buildTestApp({}, undefined, { workers: false });
+  account = await createAccount(t.runtime);
+  stranger = await createAccount(t.runtime);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const call = (
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  url: string,
+  payload?: unknown,
+  token = account.writeToken,
+) => send(t.app, token, { method, url, payload });
+
+describe('brands and categories', () => {
+  it('creates a brand, refuses a case-insensitive duplicate with the existing id, and finds by substring', async () => {
+    const created = await call('POST', '/api/brand', { name: 'Northwind Apparel' });
+    expect(created.statusCode, created.body).toBe(200);
+    const brand = created.json<{ id: number; name: string; clientId: number }>();
+    expect(brand).toMatchObject({ name: 'Northwind Apparel', clientId: account.clientId });
+    expectError(
+      await call('POST', '/api/brand', { name: ' northwind APPAREL ' }),
+      400,
+      'error_duplicate_name',
+      {
+        entity: 'brand',
+        id: brand.id,
+      },
+    );
+    const found = await call('GET', '/api/brand/find?query=WIND&count=true', undefined, account.readToken);
+    expect(found.json()).toMatchObject({ rows: [{ id: brand.id }], page: 1, total: 1 });
+    expect(found.json()).toHaveProperty('rows');
+    expect(
+      (await call('GET', '/api/brand/find?query=wind', undefined, account.readToken)).json(),
+    ).not.toHaveProperty('total');
+    // Another client has its own namespace and sees none of these.
+    expect(
+      (await call('POST', '/api/brand', { name: 'Northwind Apparel' }, stranger.writeToken)).statusCode,
+    ).toBe(200);
+    expect(
+      (await call('GET', '/api/brand/find?query=wind&count=true', undefined, stranger.readToken)).json(),
+    ).toMatchObject({
+      total: 1,
+    });
+  });
+
+  it('creates categories under a parent of the same client only', async () => {
+    const parent = (await call('POST', '/api/category', { name: 'Apparel', market1CategoryId: 5067 })).json<{
+      id: number;
+    }>();
+    const child = await call('POST', '/api/category', { name: 'T-shirts', parentId: parent.id });
+    expect(child.json()).toMatchObject({ name: 'T-shirts', parentId: parent.id, market1CategoryId: null });
+    expectNotFound(
+      await call('POST', '/api/category', { name: 'Orphans', parentId: parent.id }, stranger.writeToken),
+      parent.id,
+    );
+    expectError(await call('POST', '/api/category', { name: 'apparel' }), 400, 'error_duplicate_name', {
+      id: parent.id,
+    });
+    expectValidation(await call('POST', '/api/category', { name: '   ' }), 'name');
+  });
+
+  it('refuses writes with a READ token', async () => {
+    expectError(
+      await call('POST', '/api/brand', { name: 'Read only' }, account.readToken),
+      400,
+      'error_access_denied',
+    );
+  });
+});
+
+describe('model cards', () => {
+  it('creates a card with two colours × three sizes and reads the whole hierarchy', async () => {
+    const model = await createModel(t.app, account);
+    expect(model.versionId).toBe(1);
+    expect(model.views.map((view) => view.color)).toEqual(['black', 'white']);
+    expect(model.views.map((view) => view.sizes.map((size) => size.size))).toEqual([
+      ['S', 'M', 'L'],
+      ['S', 'M', 'L'],
+    ]);
+    const read = await call('GET', `/api/model/${model.id}`, undefined, account.readToken);
+    expect(read.json()).toEqual(model);
+  });
+
+  it('needs at least one view and one size, names the field, and refuses a repeated article', async () => {
+    const ids = await createBrandAndCategory(t.app, account);
+    const body = modelBody(account, ids);
+    expectValidation(await call('POST', '/api/model', { ...body, views: [] }), 'views');
+    expectValidation(
+      await call('POST', '/api/model', { ...body, views: [{ color: 'red', sizes: [] }] }),
+      'views.0.sizes',
+    );
+    expectValidation(await call('POST', '/api/model', { ...body, article: undefined }), 'article');
+    const first = await call('POST', '/api/model', body);
+    expect(first.statusCode, first.body).toBe(200);
+    expectError(await call('POST', '/api/model', body), 400, 'error_duplicate_article', {
+      article: body.article,
+      id: first.json<{ id: number }>().id,
+    });
+  });
+
+  it('answers another client’s brand, organization or model exactly like unknown ones', async () => {
+    const ids = await createBrandAndCategory(t.app, stranger);
+    expectNotFound(await call('POST', '/api/model', modelBody(account, ids)), ids.brandId);
+    const own = await createBrandAndCategory(t.app, account);
+    expectError(
+      await call('POST', '/api/model', {
+        ...modelBody(account, own),
+        organizationId: stranger.organizationId,
+      }),
+      400,
+      'error_organization_not_found',
+    );
+    const theirs = await createModel(t.app, stranger);
+    const foreign = await call('GET', `/api/model/${theirs.id}`);
+    const missing = await call('GET', `/api/model/${MISSING_ID}`);
+    expectNotFound(foreign, theirs.id);
+    expectNotFound(missing, MISSING_ID);
+    expect(foreign.json<{ params: object }>().params).toEqual({ entity: 'model', id: String(theirs.id) });
+    expectNotFound(
+      await call('PUT', `/api/model/${theirs.id}`, { ...modelBody(account, own), versionId: 1 }),
+      theirs.id,
+    );
+    expectNotFound(
+      await call('PATCH', `/api/product/${theirs.views[0]?.sizes[0]?.id}`, { name: 'x' }),
+      String(theirs.views[0]?.sizes[0]?.id),
+    );
+  });
+});
+
+describe('PUT /api/model/{id}', () => {
+  it('replaces the structure: kept ids updated, new ones created, missing ones removed; version +1', async () => {
+    const model = await createModel(t.app, account);
+    const [black, white] = model.views as [ProductModel['views'][number], ProductModel['views'][number]];
+    const response = await call('PUT', `/api/model/${model.id}`, {
+      versionId: 1,
+      article: model.article,
+      title: 'Renamed card',
+      brandId: model.brandId,
+      categoryId: model.categoryId,
+      views: [
+        {
+          id: black.id,
+          color: 'graphite',
+          sizes: [
+            { id: black.sizes[0]?.id, name: 'Graphite S', size: 'S' },
+            { name: 'Graphite XL', size: 'XL' },
+          ],
+        },
+        { color: 'red', sizes: [{ name: 'Red M', size: 'M' }] },
+      ],
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const replaced = response.json<ProductModel>();
+    expect(replaced).toMatchObject({ title: 'Renamed card', versionId: 2 });
+    expect(replaced.views.map((view) => view.color)).toEqual(['graphite', 'red']);
+    expect(replaced.views[0]?.id).toBe(black.id);
+    expect(replaced.views[0]?.sizes[0]).toMatchObject({
+      id: black.sizes[0]?.id,
+      name: 'Graphite S',
+      barcode: null,
+    });
+    expect(replaced.views[0]?.sizes.map((size) => size.size)).toEqual(['S', 'XL']);
+    expect(replaced.views.some((view) => view.id === white.id)).toBe(false);
+    const removedProduct = black.sizes[1]?.id;
+    expectNotFound(
+      await call('PATCH', `/api/product/${removedProduct}`, { name: 'gone' }),
+      String(removedProduct),
+    );
+  });
+
+  it('refuses a stale versionId with 409 and an id of another model with error_validation', async () => {
+    const model = await createModel(t.app, account);
+    const other = await createModel(t.app, account);
+    const body = {
+      versionId: 1,
+      article: model.article,
+      title: model.title,
+      brandId: model.brandId,
+      categoryId: model.categoryId,
+      views: [
+        { id: model.views[0]?.id, sizes: [{ id: other.views[0]?.sizes[0]?.id, name: 'x', size: 'S' }] },
+      ],
+    };
+    expectValidation(await call('PUT', `/api/model/${model.id}`, body), 'views.0.sizes.0.id');
+    const ok = await call('PUT', `/api/model/${model.id}`, {
+      ...body,
+      views: [{ sizes: [{ name: 'One', size: 'OS' }] }],
+    });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expectError(await call('PUT', `/api/model/${model.id}`, body), 409, 'error_version_conflict', {
+      currentVersionId: 2,
+    });
+  });
+});
+
+describe('PATCH /api/product/{id}', () => {
+  it('applies a JSON merge patch, keeping untouched fields; null clears the barcode; the model version grows', async () => {
+    const model = await createModel(t.app, account);
+    const product = model.views[0]?.sizes[1];
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/product/${product?.id}`,
+      headers: { authorization: account.writeToken, 'content-type': 'application/merge-patch+json' },
+      payload: JSON.stringify({ name: 'Renamed M' }),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({
+      id: product?.id,
+      name: 'Renamed M',
+      size: 'M',
+      barcode: product?.barcode,
+    });
+    const cleared = await call('PATCH', `/api/product/${product?.id}`, { barcode: null, versionId: 2 });
+    expect(cleared.json()).toMatchObject({ name: 'Renamed M', size: 'M', barcode: null });
+    expect((await call('GET', `/api/model/${model.id}`)).json()).toMatchObject({ versionId: 3 });
+    expectError(
+      await call('PATCH', `/api/product/${product?.id}`, { name: 'late', versionId: 1 }),
+      409,
+      'error_version_conflict',
+    );
+    expectValidation(await call('PATCH', `/api/product/${product?.id}`, { name: null }), 'name');
+    expectError(
+      await call('PATCH', `/api/product/${product?.id}`, { name: 'x' }, account.readToken),
+      400,
+      'error_access_denied',
+    );
+  });
+});
+
+describe('GET /api/product/find', () => {
+  it('pages lightweight rows in stable id order with filters; count only when asked', async () => {
+    const owner = await createAccount(t.runtime);
+    const model = await createModel(t.app, owner, ['navy', 'sand'], ['S', 'M', 'L']);
+    const find = (query: string) => call('GET', `/api/product/find?${query}`, undefined, owner.readToken);
+    const all = (await find('count=true')).json<{ rows: Array<{ id: number }>; total: number }>();
+    expect(all.total).toBe(6);
+    expect(all.rows.map((row) => row.id)).toEqual([...all.rows.map((row) => row.id)].sort((a, b) => a - b));
+    expect(all.rows[0]).toEqual({
+      id: model.views[0]?.sizes[0]?.id,
+      modelId: model.id,
+      viewId: model.views[0]?.id,
+      article: model.article,
+      barcode: model.views[0]?.sizes[0]?.barcode,
+      name: 'T-shirt navy S',
+      size: 'S',
+      color: 'navy',
+      brandId: model.brandId,
+      categoryId: model.categoryId,
+      modifiedDate: expect.any(String) as string,
+    });
+    const first = (await find('limit=4&page=1')).json<{ rows: Array<{ id: number }> }>().rows;
+    const second = (await find('limit=4&page=2')).json<{ rows: Array<{ id: number }> }>().rows;
+    expect([...first, ...second].map((row) => row.id)).toEqual(all.rows.map((row) => row.id));
+    expect((await find('limit=4')).json()).not.toHaveProperty('total');
+    expect((await find(`article=${model.article}&count=true`)).json()).toMatchObject({ total: 6 });
+    expect((await find('query=sand%20m&count=true')).json()).toMatchObject({ total: 1 });
+    expect((await find(`barcode=${model.views[1]?.sizes[2]?.barcode}`)).json()).toMatchObject({
+      rows: [{ id: model.views[1]?.sizes[2]?.id }],
+    });
+    expect((await find(`ids=${all.rows[0]?.id}&ids=${all.rows[5]?.id}&count=true`)).json()).toMatchObject({
+      total: 2,
+    });
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect((await find(`modifiedDate=${encodeURIComponent(future)}&count=true`)).json()).toMatchObject({
+      total: 0,
+    });
+    // Another client's search never sees these products.
+    expect((await call('GET', `/api/product/find?modelId=${model.id}&count=true`)).json()).toMatchObject({
+      total: 0,
+    });
+  });
+});
+
+describe('CREATE_PRODUCT events', () => {
+  it('records one event per new final product in the creating transaction, with the product row as body', async () => {
+    const recorded: Array<EventCandidate & { body: unknown }> = [];
+    const recorder: EventRecorder = {
+      async record(trx, candidates, render) {
+        const bodies = await render(
+          trx,
+          candidates.map((candidate) => candidate.entityId),
+        );
+        for (const candidate of candidates)
+          recorded.push({ ...candidate, body: bodies.get(candidate.entityId) });
+      },
+    };
+    const original = t.runtime.changes.eventRecorder;
+    t.runtime.changes.installRecorder(recorder);
+    try {
+      const model = await createModel(t.app, account, ['olive'], ['S', 'M']);
+      const ids = model.views.flatMap((view) => view.sizes.map((size) => size.id));
+      expect(recorded.map((event) => [event.type, event.entityId, event.organizationId])).toEqual(
+        ids.map((id) => ['CREATE_PRODUCT', id, account.organizationId]),
+      );
+      expect(recorded[0]?.body).toMatchObject({ id: ids[0], modelId: model.id, color: 'olive', size: 'S' });
+    } finally {
+      t.runtime.changes.installRecorder(original);
+    }
+  });
+});
