@@ -48,6 +48,10 @@ export const EmptyResponse = Type.Null({ description: 'Empty body' });
 /** Ends an operation that answers with no body: 200 and an empty body (not `null`). */
 export const sendEmpty = (reply: FastifyReply) => reply.code(200).send();
 
+/** Ends an operation whose answer is a string (spec "string"): a JSON string, `application/json`. */
+export const sendString = (reply: FastifyReply, text: string) =>
+  reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(text));
+
 /** Standard error responses to merge into a route's `response` map. */
 export const errorResponses = {
   400: Type.Ref('ErrorResponse'),

@@ -8,6 +8,7 @@ import { adminRoutes } from './accounts/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { createCatalogGroup } from './catalog/group.ts';
 import { createInboundGroup } from './inbound/group.ts';
+import { createKeywordGroup } from './keyword/group.ts';
 import { createWebhookGroup } from './webhook/group.ts';
 
 /** Every group of the service, built once over `runtime`. */
@@ -18,6 +19,7 @@ export function createGroups(runtime: Runtime): ResourceGroup[] {
     createWebhookGroup(runtime),
     createInboundGroup(runtime),
     createCatalogGroup(runtime),
+    createKeywordGroup(runtime),
   ];
 }
 

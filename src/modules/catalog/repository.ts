@@ -290,3 +290,18 @@ export const productFindRepository = {
 
 /** One row of `productFindRepository`. */
 export type ProductFindRecord = Awaited<ReturnType<typeof productFindRepository.page>>[number];
+
+/** Catalog entities other groups attach things to (keywords D6.2, tags D7). */
+export type CatalogEntityTable = 'product' | 'product_view' | 'product_model';
+
+/** Whether `id` is a live catalog entity of `clientId` (another client's id is simply absent, D2.5). */
+export async function catalogEntityExists(
+  db: Kysely<DB>,
+  table: CatalogEntityTable,
+  clientId: number,
+  id: number,
+): Promise<boolean> {
+  const query = db.selectFrom(table).select('id').where('client_id', '=', clientId).where('id', '=', id);
+  const scoped = table === 'product_view' ? query : query.where('deleted', '=', false);
+  return (await scoped.executeTakeFirst()) !== undefined;
+}
