@@ -9,6 +9,7 @@ import { healthRoutes } from './health/routes.ts';
 import { createCatalogGroup } from './catalog/group.ts';
 import { createInboundGroup } from './inbound/group.ts';
 import { createKeywordGroup } from './keyword/group.ts';
+import { createTagGroup } from './tag/group.ts';
 import { createWebhookGroup } from './webhook/group.ts';
 
 /** Every group of the service, built once over `runtime`. */
@@ -20,6 +21,7 @@ export function createGroups(runtime: Runtime): ResourceGroup[] {
     createInboundGroup(runtime),
     createCatalogGroup(runtime),
     createKeywordGroup(runtime),
+    createTagGroup(runtime),
   ];
 }
 

@@ -1,0 +1,139 @@
+/** SQL of the tag group (D7); every query is scoped by the caller's client. */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { escapeLike } from '../catalog/repository.ts';
+
+/** Filters of a tag list. */
+export interface TagCriteria {
+  clientId: number;
+  query?: string;
+  productId?: number;
+}
+
+function filtered(db: Kysely<DB>, criteria: TagCriteria) {
+  return db
+    .selectFrom('product_tag as tag')
+    .where('tag.client_id', '=', criteria.clientId)
+    .$if(criteria.query !== undefined, (qb) =>
+      qb.where('tag.name', 'ilike', `%${escapeLike(criteria.query ?? '')}%`),
+    )
+    .$if(criteria.productId !== undefined, (qb) =>
+      qb.where((eb) =>
+        eb.or([
+          eb.exists(
+            eb
+              .selectFrom('product_tag_product as bound')
+              .select('bound.tag_id')
+              .whereRef('bound.tag_id', '=', 'tag.id')
+              .where('bound.product_id', '=', criteria.productId as number),
+          ),
+          eb.exists(
+            eb
+              .selectFrom('product_tag_model as bound')
+              .innerJoin('product', 'product.model_id', 'bound.model_id')
+              .select('bound.tag_id')
+              .whereRef('bound.tag_id', '=', 'tag.id')
+              .where('product.id', '=', criteria.productId as number),
+          ),
+        ]),
+      ),
+    );
+}
+
+export const tagRepository = {
+  insert: (db: Kysely<DB>, clientId: number, name: string) =>
+    db
+      .insertInto('product_tag')
+      .values({ client_id: clientId, name })
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  rename: (db: Kysely<DB>, clientId: number, id: number, name: string) =>
+    db
+      .updateTable('product_tag')
+      .set({ name })
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst(),
+  find: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
+      .selectFrom('product_tag')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .executeTakeFirst(),
+  findByName: (db: Kysely<DB>, clientId: number, name: string) =>
+    db
+      .selectFrom('product_tag')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where(sql`lower(name)`, '=', name.toLowerCase())
+      .executeTakeFirst(),
+  delete: async (db: Kysely<DB>, clientId: number, id: number) =>
+    (await db
+      .deleteFrom('product_tag')
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .returning('id')
+      .executeTakeFirst()) !== undefined,
+  page: (
+    db: Kysely<DB>,
+    criteria: TagCriteria,
+    sortBy: 'ID' | 'NAME',
+    ascending: boolean,
+    limit: number,
+    offset: number,
+  ) => {
+    const direction = ascending ? 'asc' : 'desc';
+    return filtered(db, criteria)
+      .selectAll('tag')
+      .$if(sortBy === 'NAME', (qb) => qb.orderBy(sql`lower(tag.name)`, direction))
+      .orderBy('tag.id', direction)
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  },
+  count: async (db: Kysely<DB>, criteria: TagCriteria) =>
+    Number(
+      (
+        await filtered(db, criteria)
+          .select((eb) => eb.fn.countAll<string>().as('total'))
+          .executeTakeFirstOrThrow()
+      ).total,
+    ),
+  /** Binds; false when already bound. */
+  bindProduct: async (db: Kysely<DB>, tagId: number, productId: number) =>
+    (await db
+      .insertInto('product_tag_product')
+      .values({ tag_id: tagId, product_id: productId })
+      .onConflict((c) => c.doNothing())
+      .returning('tag_id')
+      .executeTakeFirst()) !== undefined,
+  unbindProduct: (db: Kysely<DB>, tagId: number, productId: number) =>
+    db
+      .deleteFrom('product_tag_product')
+      .where('tag_id', '=', tagId)
+      .where('product_id', '=', productId)
+      .execute(),
+  bindModel: async (db: Kysely<DB>, tagId: number, modelId: number) =>
+    (await db
+      .insertInto('product_tag_model')
+      .values({ tag_id: tagId, model_id: modelId })
+      .onConflict((c) => c.doNothing())
+      .returning('tag_id')
+      .executeTakeFirst()) !== undefined,
+  unbindModel: (db: Kysely<DB>, tagId: number, modelId: number) =>
+    db.deleteFrom('product_tag_model').where('tag_id', '=', tagId).where('model_id', '=', modelId).execute(),
+  /** Every (product, tag) of a model: tags bound to each product and tags bound to the model (D7.2). */
+  tagsOfModelProducts: (db: Kysely<DB>, modelId: number) =>
+    sql<{ product_id: number; id: number | null; name: string | null; client_id: number | null }>`
+      SELECT p.id AS product_id, t.id, t.name, t.client_id
+      FROM product p
+      LEFT JOIN LATERAL (
+        SELECT tag_id FROM product_tag_product WHERE product_id = p.id
+        UNION SELECT tag_id FROM product_tag_model WHERE model_id = p.model_id
+      ) bound ON true
+      LEFT JOIN product_tag t ON t.id = bound.tag_id
+      WHERE p.model_id = ${modelId} AND NOT p.deleted
+      ORDER BY p.id, t.id`.execute(db),
+};
