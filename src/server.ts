@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp } from './app.ts';
 import { createGroups, startGroupWorkers } from './modules/index.ts';
+import { loadDictionary, sampleDictionary } from './modules/catalog/dictionary.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
 import { AccountService } from './modules/accounts/service.ts';
@@ -56,7 +57,11 @@ export async function startService(config: Config): Promise<RunningService> {
       const demo = await new AccountService(runtime.database.db, runtime.secrets).seedDemoAccount(
         config.dataDir,
       );
-      if (demo) printDemoCredentials(demo, config.dataDir);
+      if (demo) {
+        // The demo account gets the sample marketplace dictionaries (D11.3) until a refresh replaces them.
+        await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));
+        printDemoCredentials(demo, config.dataDir);
+      }
     }
     const groups = createGroups(runtime);
     const app = await buildApp(runtime, groups);

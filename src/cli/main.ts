@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { Value } from 'typebox/value';
+import { DictionaryFile, loadDictionary, sampleDictionary } from '../modules/catalog/dictionary.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { createDatabase, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -259,6 +261,25 @@ program
         },
       ) => accounts.setCashRegister(id(options.organization), options),
     ),
+  );
+
+program
+  .command('dictionary')
+  .description('marketplace dictionaries served by /knowledge/getParams and /option/fetchOption (D11.3)')
+  .command('load <file>')
+  .description(
+    'load a dictionary file (JSON, see docs/catalog.md); "sample" loads the shipped sample dictionary',
+  )
+  .action(
+    databaseCommand(async (db, file: string) => {
+      const dictionary =
+        file === 'sample' ? sampleDictionary() : (JSON.parse(readFileSync(file, 'utf8')) as unknown);
+      if (!Value.Check(DictionaryFile, dictionary)) {
+        const [first] = Value.Errors(DictionaryFile, dictionary);
+        throw new Error(`not a dictionary file: ${first?.instancePath ?? ''} ${first?.message ?? ''}`.trim());
+      }
+      return db.transaction().execute((trx) => loadDictionary(trx, dictionary));
+    }),
   );
 
 try {

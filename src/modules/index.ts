@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime.ts';
 import type { ResourceGroup } from './group.ts';
 import { adminRoutes } from './accounts/routes.ts';
 import { healthRoutes } from './health/routes.ts';
-import { createCatalogGroup } from './catalog/group.ts';
+import { createCatalogGroups } from './catalog/group.ts';
 import { createInboundGroup } from './inbound/group.ts';
 import { createKeywordGroup } from './keyword/group.ts';
 import { createTagGroup } from './tag/group.ts';
@@ -19,7 +19,7 @@ export function createGroups(runtime: Runtime): ResourceGroup[] {
     { name: 'admin', scope: 'root', prefix: '/admin', routes: adminRoutes(runtime) },
     createWebhookGroup(runtime),
     createInboundGroup(runtime),
-    createCatalogGroup(runtime),
+    ...createCatalogGroups(runtime),
     createKeywordGroup(runtime),
     createTagGroup(runtime),
   ];

@@ -4,11 +4,13 @@
  * Not for integrators: it is hidden from the OpenAPI document.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Runtime } from '../../runtime.ts';
 import { bearerToken, secretsEqual } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
 import { EmptyResponse, parseId, sendEmpty } from '../../http/schemas.ts';
 import { AccountService } from './service.ts';
+import { DictionaryFile, loadDictionary } from '../catalog/dictionary.ts';
 import {
   CashRegister,
   CashRegisterBody,
@@ -94,6 +96,26 @@ export const adminRoutes =
         await accounts.revokeToken(parseId('token', request.params.tokenId as string));
         return sendEmpty(reply);
       },
+    );
+
+    app.post(
+      '/dictionaries',
+      {
+        // Dictionary files are large (every option of every parameter): up to 64 MiB here.
+        bodyLimit: 64 * 1024 * 1024,
+        schema: {
+          ...hide,
+          body: DictionaryFile,
+          response: {
+            200: Type.Object({
+              categories: Type.Integer(),
+              parameters: Type.Integer(),
+              options: Type.Integer(),
+            }),
+          },
+        },
+      },
+      (request) => runtime.changes.run((trx) => loadDictionary(trx, request.body)),
     );
 
     app.post(

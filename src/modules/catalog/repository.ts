@@ -32,6 +32,13 @@ export const dictionaryRepository = {
       .where('client_id', '=', clientId)
       .where(sql`lower(name)`, '=', name.toLowerCase())
       .executeTakeFirst(),
+  findCategory: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
+      .selectFrom('category')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .executeTakeFirst(),
   exists: async (db: Kysely<DB>, table: 'brand' | 'category', clientId: number, id: number) =>
     (await db
       .selectFrom(table)

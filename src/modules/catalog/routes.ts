@@ -15,6 +15,7 @@ import {
   CategoryPage,
   IdParams,
   ModelCreateBody,
+  ModelGetQuery,
   ModelReplaceBody,
   NameFindQuery,
   Product,
@@ -102,12 +103,19 @@ export const catalogRoutes =
       {
         schema: {
           tags,
-          summary: 'The complete model with its variants and sizes',
+          summary:
+            'The complete model with its variants and sizes; withParams=true adds effective parameter values',
           params: IdParams,
+          querystring: ModelGetQuery,
           response: { 200: Type.Ref('ProductModel'), ...errors },
         },
       },
-      (request) => catalog.getModel(request.principal, parseId('model', request.params.id)),
+      (request) =>
+        catalog.getModel(
+          request.principal,
+          parseId('model', request.params.id),
+          request.query.withParams === true,
+        ),
     );
     app.put(
       '/model/:id',

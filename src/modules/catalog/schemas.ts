@@ -14,6 +14,14 @@ import {
   PagingQuery,
   RepeatedQuery,
 } from '../../http/schemas.ts';
+import { ParamValue, ParamValues } from './parameters.ts';
+
+/** Effective parameter values of a level, present only with `?withParams=true` (D11.2). */
+const EffectiveParams = Type.Optional(
+  Type.Array(ParamValue, {
+    description: 'Effective values (withParams=true): this level over the more general ones',
+  }),
+);
 
 const Name = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '\\S' });
 const Id = Int64();
@@ -48,6 +56,7 @@ export const CategoryCreateBody = Type.Object({
   name: Name(200),
   parentId: Type.Optional(Nullable(Int64({ description: 'Parent category of the same client' }))),
   market1CategoryId: Type.Optional(Nullable(Int64({ description: 'Marketplace category (subject) id' }))),
+  params: ParamValues,
 });
 export type CategoryCreateBody = Static<typeof CategoryCreateBody>;
 
@@ -74,10 +83,11 @@ export const Product = Type.Object(
     barcode: Nullable(Type.String()),
     createdDate: DateTime(),
     modifiedDate: DateTime(),
+    params: EffectiveParams,
   },
   { $id: 'Product', title: 'Product' },
 );
-export type Product = Static<typeof Product>;
+export type Product = Omit<Static<typeof Product>, 'params'> & { params?: ParamValue[] };
 
 /** A colour variant with its sizes (reference ProductView). */
 export const ProductView = Type.Object(
@@ -86,10 +96,14 @@ export const ProductView = Type.Object(
     productModelId: Id,
     color: Nullable(Type.String()),
     sizes: Type.Array(Type.Ref('Product')),
+    params: EffectiveParams,
   },
   { $id: 'ProductView', title: 'ProductView' },
 );
-export type ProductView = Omit<Static<typeof ProductView>, 'sizes'> & { sizes: Product[] };
+export type ProductView = Omit<Static<typeof ProductView>, 'sizes' | 'params'> & {
+  sizes: Product[];
+  params?: ParamValue[];
+};
 
 /** A model card with its whole hierarchy (reference ProductModel). */
 export const ProductModel = Type.Object(
@@ -108,22 +122,28 @@ export const ProductModel = Type.Object(
     createdDate: DateTime(),
     modifiedDate: DateTime(),
     views: Type.Array(Type.Ref('ProductView')),
+    params: EffectiveParams,
   },
   { $id: 'ProductModel', title: 'ProductModel' },
 );
-export type ProductModel = Omit<Static<typeof ProductModel>, 'views'> & { views: ProductView[] };
+export type ProductModel = Omit<Static<typeof ProductModel>, 'views' | 'params'> & {
+  views: ProductView[];
+  params?: ParamValue[];
+};
 
 const SizeInput = Type.Object({
   id: Type.Optional(Int64({ description: 'PUT: an existing product of this model; absent = a new product' })),
   name: Name(500),
   size: Type.String({ minLength: 1, maxLength: 100 }),
   barcode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+  params: ParamValues,
 });
 
 const ViewInput = Type.Object({
   id: Type.Optional(Int64({ description: 'PUT: an existing view of this model; absent = a new view' })),
   color: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   sizes: Type.Array(SizeInput, { minItems: 1, maxItems: 500, description: 'At least one final product' }),
+  params: ParamValues,
 });
 
 const cardFields = {
@@ -134,6 +154,7 @@ const cardFields = {
   brandId: Int64(),
   categoryId: Int64(),
   views: Type.Array(ViewInput, { minItems: 1, maxItems: 200, description: 'At least one colour variant' }),
+  params: ParamValues,
 };
 
 /** Body of `POST /api/model`: the minimal card of spec §2. */
@@ -159,6 +180,13 @@ export const ProductPatchBody = Type.Object({
   versionId: Type.Optional(Int64({ description: "The model's versionId; stale → 409 (D11.1)" })),
 });
 export type ProductPatchBody = Static<typeof ProductPatchBody>;
+
+/** `GET /api/model/{id}` query. */
+export const ModelGetQuery = Type.Object({
+  withParams: Type.Optional(
+    Type.Boolean({ description: 'Add each level’s effective parameter values (D11.2)' }),
+  ),
+});
 
 /** A lightweight row of `GET /api/product/find`. */
 export const ProductRow = Type.Object(

@@ -12,6 +12,7 @@ import type { ChangeRunner, ChangeSet } from '../../changes/change-runner.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { organizationRepository } from '../accounts/repository.ts';
+import { checkValues, overlay, replaceValues, storedValues } from './parameters.ts';
 import {
   presentBrand,
   presentCategory,
@@ -70,8 +71,10 @@ export class CatalogService {
   }
 
   /**
-   * Creates a category, optionally under a parent category of the same client.
-   * @throws 400 `error_duplicate_name` `{entity: 'category', name, id}`; 404 `error_not_found` for the parent
+   * Creates a category, optionally under a parent category of the same client, with category-level parameter
+   * values (D11.2) checked against its marketplace category.
+   * @throws 400 `error_duplicate_name` `{entity: 'category', name, id}`; 404 `error_not_found` for the parent;
+   *   400 `error_validation` for a parameter value (see `checkValues`)
    */
   createCategory(principal: Principal, body: CategoryCreateBody): Promise<Category> {
     return this.createNamed(principal, 'category', body.name, async (trx) => {
@@ -80,14 +83,15 @@ export class CatalogService {
         !(await dictionaryRepository.exists(trx, 'category', principal.clientId, body.parentId))
       )
         throw notFound('category', body.parentId);
-      return presentCategory(
-        await dictionaryRepository.insertCategory(trx, {
-          client_id: principal.clientId,
-          name: body.name.trim(),
-          parent_id: body.parentId ?? null,
-          market1_category_id: body.market1CategoryId ?? null,
-        }),
-      );
+      await checkValues(trx, body.market1CategoryId ?? null, body.params ?? [], 'params');
+      const category = await dictionaryRepository.insertCategory(trx, {
+        client_id: principal.clientId,
+        name: body.name.trim(),
+        parent_id: body.parentId ?? null,
+        market1_category_id: body.market1CategoryId ?? null,
+      });
+      await replaceValues(trx, principal.clientId, 'CATEGORY', category.id, body.params ?? []);
+      return presentCategory(category);
     });
   }
 
@@ -151,7 +155,8 @@ export class CatalogService {
       return await this.changes.run(async (trx, change) => {
         if (!(await organizationRepository.findOfClient(trx, principal.clientId, body.organizationId)))
           throw new AppError('error_organization_not_found', { organizationId: body.organizationId });
-        await this.checkCard(trx, principal, body, undefined);
+        const marketCategoryId = await this.checkCard(trx, principal, body, undefined);
+        await this.checkParams(trx, marketCategoryId, body);
         const model = await modelRepository.insertModel(trx, {
           client_id: principal.clientId,
           organization_id: body.organizationId,
@@ -163,6 +168,7 @@ export class CatalogService {
           category_id: body.categoryId,
           created_user: principal.userName,
         });
+        await replaceValues(trx, principal.clientId, 'MODEL', model.id, body.params ?? []);
         for (const [position, view] of body.views.entries())
           await this.insertView(trx, change, model, view, position);
         return this.load(trx, model);
@@ -177,10 +183,37 @@ export class CatalogService {
    * The whole card of a model of the caller's client.
    * @throws 404 `error_not_found` `{entity: 'model', id}`
    */
-  async getModel(principal: Principal, id: number): Promise<ProductModel> {
+  async getModel(principal: Principal, id: number, withParams = false): Promise<ProductModel> {
     const model = await modelRepository.find(this.db, principal.clientId, id);
     if (!model) throw notFound('model', id);
-    return this.load(this.db, model);
+    const card = await this.load(this.db, model);
+    return withParams ? this.withEffectiveParams(model, card) : card;
+  }
+
+  /** Adds each level's effective parameter values: product > view > model > category (D11.2). */
+  private async withEffectiveParams(model: ModelRow, card: ProductModel): Promise<ProductModel> {
+    const views = card.views.map((view) => view.id);
+    const products = card.views.flatMap((view) => view.sizes.map((size) => size.id));
+    const stored = await storedValues(this.db, model.client_id, [
+      { level: 'CATEGORY', ids: [model.category_id] },
+      { level: 'MODEL', ids: [model.id] },
+      { level: 'VIEW', ids: views },
+      { level: 'PRODUCT', ids: products },
+    ]);
+    const of = (level: string, id: number) => stored.get(`${level}:${id}`) ?? [];
+    const modelParams = overlay(of('CATEGORY', model.category_id), of('MODEL', model.id));
+    return {
+      ...card,
+      params: modelParams,
+      views: card.views.map((view) => {
+        const viewParams = overlay(modelParams, of('VIEW', view.id));
+        return {
+          ...view,
+          params: viewParams,
+          sizes: view.sizes.map((size) => ({ ...size, params: overlay(viewParams, of('PRODUCT', size.id)) })),
+        };
+      }),
+    };
   }
 
   /**
@@ -202,7 +235,8 @@ export class CatalogService {
           });
         if (body.organizationId !== undefined && body.organizationId !== model.organization_id)
           throw validationError('organizationId', 'the organization of a model cannot change');
-        await this.checkCard(trx, principal, body, model.id);
+        const marketCategoryId = await this.checkCard(trx, principal, body, model.id);
+        await this.checkParams(trx, marketCategoryId, body);
         const views = await modelRepository.views(trx, model.id);
         const products = await modelRepository.products(trx, model.id);
         const viewIds = new Set(views.map((view) => view.id));
@@ -238,6 +272,7 @@ export class CatalogService {
             continue;
           }
           await modelRepository.updateView(trx, view.id, { color: view.color ?? null, position });
+          await replaceValues(trx, principal.clientId, 'VIEW', view.id, view.params ?? []);
           const created: Array<Parameters<typeof modelRepository.insertProducts>[1][number]> = [];
           for (const [sizePosition, size] of view.sizes.entries()) {
             const values = {
@@ -247,11 +282,26 @@ export class CatalogService {
               barcode: size.barcode ?? null,
               position: sizePosition,
             };
-            if (size.id !== undefined) await modelRepository.updateProduct(trx, size.id, values);
-            else created.push({ ...values, client_id: principal.clientId, model_id: updated.id });
+            if (size.id === undefined) {
+              created.push({ ...values, client_id: principal.clientId, model_id: updated.id });
+              continue;
+            }
+            await modelRepository.updateProduct(trx, size.id, values);
+            await replaceValues(trx, principal.clientId, 'PRODUCT', size.id, size.params ?? []);
           }
-          this.raiseCreated(change, updated, await modelRepository.insertProducts(trx, created));
+          const inserted = await modelRepository.insertProducts(trx, created);
+          const newSizes = view.sizes.filter((size) => size.id === undefined);
+          for (const [index, product] of inserted.entries())
+            await replaceValues(
+              trx,
+              principal.clientId,
+              'PRODUCT',
+              product.id,
+              newSizes[index]?.params ?? [],
+            );
+          this.raiseCreated(change, updated, inserted);
         }
+        await replaceValues(trx, principal.clientId, 'MODEL', updated.id, body.params ?? []);
         await modelRepository.deleteProducts(
           trx,
           products.filter((product) => !keptProducts.has(product.id)).map((product) => product.id),
@@ -334,14 +384,34 @@ export class CatalogService {
     principal: Principal,
     body: { article: string; brandId: number; categoryId: number },
     modelId: number | undefined,
-  ): Promise<void> {
+  ): Promise<number | null> {
     if (!(await dictionaryRepository.exists(trx, 'brand', principal.clientId, body.brandId)))
       throw notFound('brand', body.brandId);
-    if (!(await dictionaryRepository.exists(trx, 'category', principal.clientId, body.categoryId)))
-      throw notFound('category', body.categoryId);
+    const category = await dictionaryRepository.findCategory(trx, principal.clientId, body.categoryId);
+    if (!category) throw notFound('category', body.categoryId);
     const same = await modelRepository.findByArticle(trx, principal.clientId, body.article.trim());
     if (same && same.id !== modelId)
       throw new AppError('error_duplicate_article', { article: body.article.trim(), id: same.id });
+    return category.market1_category_id;
+  }
+
+  /** Checks the parameter values of every level of a card body against the category's parameters. */
+  private async checkParams(
+    trx: Transaction<DB>,
+    marketCategoryId: number | null,
+    body: Pick<ModelCreateBody, 'params' | 'views'>,
+  ): Promise<void> {
+    await checkValues(trx, marketCategoryId, body.params ?? [], 'params');
+    for (const [index, view] of body.views.entries()) {
+      await checkValues(trx, marketCategoryId, view.params ?? [], `views.${index}.params`);
+      for (const [sizeIndex, size] of view.sizes.entries())
+        await checkValues(
+          trx,
+          marketCategoryId,
+          size.params ?? [],
+          `views.${index}.sizes.${sizeIndex}.params`,
+        );
+    }
   }
 
   private async duplicateArticle(principal: Principal, article: string): Promise<AppError> {
@@ -362,6 +432,7 @@ export class CatalogService {
       color: view.color ?? null,
       position,
     });
+    await replaceValues(trx, model.client_id, 'VIEW', row.id, view.params ?? []);
     const products = await modelRepository.insertProducts(
       trx,
       view.sizes.map((size, sizePosition) => ({
@@ -374,6 +445,8 @@ export class CatalogService {
         position: sizePosition,
       })),
     );
+    for (const [index, product] of products.entries())
+      await replaceValues(trx, model.client_id, 'PRODUCT', product.id, view.sizes[index]?.params ?? []);
     this.raiseCreated(change, model, products);
   }
 

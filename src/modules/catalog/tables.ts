@@ -2,7 +2,7 @@
  * Kysely table types of the catalog core (migration 0004): brands, categories, models, views and products.
  * A group declares its tables in its own `tables.ts` by augmenting `DB`, so groups never edit one shared list.
  */
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt } from '../../db/schema.ts';
 
 export interface BrandTable {
@@ -71,5 +71,55 @@ declare module '../../db/schema.ts' {
     product_model: ProductModelTable;
     product_view: ProductViewTable;
     product: ProductTable;
+  }
+}
+
+export interface MarketCategoryTable {
+  id: number;
+  name: string;
+  parent_id: number | null;
+  updated_at: CreatedAt;
+}
+
+/** The value types and display types of a marketplace parameter (D11.3). */
+export type ValueType = 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN';
+export type DisplayType = 'INPUT' | 'SUGGEST';
+
+export interface MarketParameterTable {
+  id: number;
+  category_id: number;
+  name: string;
+  value_type: ValueType;
+  multi_value_allowed: boolean;
+  display_type: DisplayType;
+  required: boolean;
+  unit: string | null;
+  position: number;
+}
+
+export interface MarketParameterOptionTable {
+  parameter_id: number;
+  id: number;
+  value: string;
+}
+
+/** The level of the card a parameter value is set at (D11.2). */
+export type ParameterLevel = 'CATEGORY' | 'MODEL' | 'VIEW' | 'PRODUCT';
+
+export interface ParameterValueTable {
+  client_id: number;
+  level: ParameterLevel;
+  entity_id: number;
+  parameter_id: number;
+  position: number;
+  value: ColumnType<string | number | boolean, string, string>;
+}
+
+declare module '../../db/schema.ts' {
+  interface DB {
+    market_category: MarketCategoryTable;
+    market_parameter: MarketParameterTable;
+    market_parameter_option: MarketParameterOptionTable;
+    parameter_value: ParameterValueTable;
   }
 }
