@@ -1,0 +1,211 @@
+/**
+ * Catalog synchronisation as spec §4.7's rules describe it for an integrator (plain Node ≥ 20, global fetch):
+ *
+ *   1. page through the products with stable id ordering (count only on the first page);
+ *   2. load the full models the rows point to (modelId from the search row);
+ *   3. find or create a brand and a category, and keep their ids; the article is the stable external key;
+ *   4. create a model card with two colours × three sizes;
+ *   5. set a multi-value parameter and a SUGGEST parameter whose option is resolved through fetchOption;
+ *   6. replace the model after a fresh read (PUT with the versionId just read);
+ *   7. verify the saved card with a second read.
+ *
+ * Environment: SELLER_OPS_URL (default http://127.0.0.1:8080), SELLER_OPS_TOKEN and SELLER_OPS_ORGANIZATION_ID;
+ * without a token, the demo credentials of a local service are read from `${DATA_DIR:-./data}/demo-credentials.json`.
+ * The marketplace category 105 (T-shirts) comes from the sample dictionary the demo account gets on first start.
+ *
+ * Run:  node examples/catalog-sync.mjs      (exit status 0 when every step succeeded)
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const baseUrl = (process.env.SELLER_OPS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const MARKET_CATEGORY = 105; // T-shirts in the sample dictionary
+await waitUntilReady();
+const { token, organizationId } = await loadCredentials();
+
+console.log(`Catalog sync at ${baseUrl}`);
+
+// 1 + 2. Page through every product in id order; load each model once.
+const models = new Map();
+let total;
+for (let page = 1; ; page++) {
+  const result = await api(
+    'GET',
+    `/api/product/find?sortBy=ID&ascending=true&limit=100&page=${page}${page === 1 ? '&count=true' : ''}`,
+  );
+  if (page === 1) total = result.total;
+  for (const row of result.rows)
+    if (!models.has(row.modelId)) models.set(row.modelId, await api('GET', `/api/model/${row.modelId}`));
+  if (result.rows.length < 100) break;
+}
+console.log(`1. ${total} products in the catalog, in ${models.size} models`);
+
+// 3. Find or create the brand and the category; keep their ids.
+const brand = await findOrCreate('brand', { name: 'Northwind Basics' });
+const category = await findOrCreate('category', { name: 'T-shirts', market1CategoryId: MARKET_CATEGORY });
+console.log(
+  `2. brand #${brand.id} "${brand.name}", category #${category.id} "${category.name}" → marketplace ${MARKET_CATEGORY}`,
+);
+
+// 5 (prepared). The parameters of the marketplace category and a SUGGEST option resolved by its text.
+const definitions = await api('GET', `/knowledge/getParams?market2CategoryId=${MARKET_CATEGORY}`);
+const byName = (name) =>
+  definitions.find((definition) => definition.name === name) ?? fail(`no parameter ${name}`);
+const color = byName('Color'); // multi-value SUGGEST
+const gender = byName('Gender'); // single SUGGEST
+const weight = byName('Package weight'); // INTEGER
+const [unisex] = await api('GET', `/option/fetchOption?paramId=${gender.id}&query=unisex&limit=1`);
+if (!unisex) fail('no Unisex option for Gender');
+console.log(
+  `3. ${definitions.length} parameters; Color multi-value=${color.multiValueAllowed}, Gender option "${unisex.value}" (#${unisex.id})`,
+);
+
+// 4 + 5. The article is the stable key: reuse the model that has it, else create the card.
+const article = 'NW-TEE-BASIC';
+const [existing] = (await api('GET', `/api/product/find?article=${article}&limit=1`)).rows;
+let model;
+if (existing) {
+  model = await api('GET', `/api/model/${existing.modelId}`);
+  console.log(`4. model ${article} exists: #${model.id} (version ${model.versionId})`);
+} else {
+  const colors = ['black', 'white'];
+  model = await api('POST', '/api/model', {
+    article,
+    title: 'Basic T-shirt',
+    brandId: brand.id,
+    categoryId: category.id,
+    organizationId,
+    params: [
+      ...colors.map((value) => ({ paramId: color.id, value })),
+      { paramId: gender.id, value: unisex.value },
+    ],
+    views: colors.map((value) => ({
+      color: value,
+      params: [{ paramId: color.id, value }],
+      sizes: ['S', 'M', 'L'].map((size) => ({
+        name: `Basic T-shirt ${value} ${size}`,
+        size,
+        params: [{ paramId: weight.id, value: { S: 170, M: 180, L: 195 }[size] }],
+      })),
+    })),
+  });
+  const sizes = model.views.map((view) => `${view.color}: ${view.sizes.map((size) => size.size).join('/')}`);
+  console.log(
+    `4. created model #${model.id} ${article} with ${sizes.join(', ')} (version ${model.versionId})`,
+  );
+}
+
+// 6. Replace after a fresh read: rename, add an XL to every colour, keep every id.
+const fresh = await api('GET', `/api/model/${model.id}?withParams=true`);
+const replaced = await api('PUT', `/api/model/${model.id}`, {
+  versionId: fresh.versionId,
+  article: fresh.article,
+  title: 'Basic T-shirt, 180 g/m²',
+  brandId: fresh.brandId,
+  categoryId: fresh.categoryId,
+  params: fresh.params.filter((value) => value.paramId !== weight.id),
+  views: fresh.views.map((view) => ({
+    id: view.id,
+    color: view.color,
+    params: [{ paramId: color.id, value: view.color }],
+    sizes: [
+      ...view.sizes.map((size) => ({ id: size.id, name: size.name, size: size.size, barcode: size.barcode })),
+      ...(view.sizes.some((size) => size.size === 'XL')
+        ? []
+        : [{ name: `Basic T-shirt ${view.color} XL`, size: 'XL' }]),
+    ],
+  })),
+});
+console.log(`5. replaced: "${replaced.title}", version ${fresh.versionId} → ${replaced.versionId}`);
+
+// 7. Verify with a second read.
+const check = await api('GET', `/api/model/${model.id}?withParams=true`);
+const sizes = check.views.flatMap((view) => view.sizes);
+const ok =
+  check.versionId === replaced.versionId &&
+  check.title === replaced.title &&
+  check.views.every((view) => view.sizes.some((size) => size.size === 'XL')) &&
+  check.views.every((view) => view.params.filter((value) => value.paramId === color.id).length === 1);
+console.log(
+  `6. verified: ${sizes.length} products, each colour has XL and its own Color value: ${ok ? 'yes' : 'NO'}`,
+);
+for (const view of check.views) {
+  const values = view.params.map(
+    (value) => `${definitions.find((d) => d.id === value.paramId)?.name}=${value.value}`,
+  );
+  console.log(
+    `   ${view.color.padEnd(6)} ${view.sizes
+      .map((size) => size.size)
+      .join('/')
+      .padEnd(10)} ${values.join(', ')}`,
+  );
+}
+if (!ok) fail('the saved card differs from what was sent');
+
+/** Finds a brand or category by exact name (case-insensitive), or creates it. */
+async function findOrCreate(kind, body) {
+  const found = await api('GET', `/api/${kind}/find?query=${encodeURIComponent(body.name)}&limit=500`);
+  return (
+    found.rows.find((row) => row.name.toLowerCase() === body.name.toLowerCase()) ??
+    api('POST', `/api/${kind}`, body)
+  );
+}
+
+/** Waits up to 60 s for `GET /ready`. */
+async function waitUntilReady() {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${baseUrl}/ready`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  fail(`the service at ${baseUrl} did not become ready within 60 s`);
+}
+
+/** Calls the API; returns the parsed JSON body (undefined for an empty one); exits on any error. */
+async function api(method, pathAndQuery, body) {
+  let response;
+  try {
+    response = await fetch(baseUrl + pathAndQuery, {
+      method,
+      headers: {
+        authorization: token,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    fail(`${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.message})`);
+  }
+  const text = await response.text();
+  const parsed = text === '' ? undefined : JSON.parse(text);
+  if (!response.ok)
+    fail(
+      `${method} ${pathAndQuery} → ${response.status} ${parsed?.error ?? ''}: ${parsed?.localMessage ?? text} ${JSON.stringify(parsed?.params ?? {})}`,
+    );
+  return parsed;
+}
+
+/** Token and organization from the environment, else from a local service's demo credentials. */
+async function loadCredentials() {
+  if (process.env.SELLER_OPS_TOKEN) {
+    const id = Number(process.env.SELLER_OPS_ORGANIZATION_ID);
+    if (!Number.isSafeInteger(id) || id <= 0) fail('set SELLER_OPS_ORGANIZATION_ID with SELLER_OPS_TOKEN');
+    return { token: process.env.SELLER_OPS_TOKEN, organizationId: id };
+  }
+  const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
+  try {
+    const demo = JSON.parse(await readFile(file, 'utf8'));
+    return { token: demo.writeToken, organizationId: demo.organizationId };
+  } catch {
+    fail(`set SELLER_OPS_TOKEN and SELLER_OPS_ORGANIZATION_ID (no demo credentials at ${file})`);
+  }
+}
+
+function fail(message) {
+  console.error(`catalog-sync failed: ${message}`);
+  process.exit(1);
+}
