@@ -15,6 +15,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
+import { benchCatalog } from './catalog.ts';
 import { benchInbound } from './inbound.ts';
 import {
   liveServers,
@@ -117,7 +118,7 @@ async function main(): Promise<void> {
       ...credentials,
     };
 
-    const parts: BenchPartResult[] = [await benchInbound(context, log)];
+    const parts: BenchPartResult[] = [await benchInbound(context, log), await benchCatalog(context, log)];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);
 

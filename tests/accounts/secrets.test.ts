@@ -6,20 +6,21 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
 import { createAccount } from '../helpers/factories.ts';
 import { findCashRegister, findPreparedIntegration } from '../../src/modules/accounts/credentials.ts';
 import { loadOperatorKey, SecretBox, SecretOpenError } from '../../src/security/secret-box.ts';
 import { sealLegacySecrets } from '../../src/security/seal-legacy-secrets.ts';
 
 let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' }, undefined, { workers: false });
-});
-afterAll(async () => {
-  await t.close();
-});
+useTestApp(
+  async (app) => {
+    t = app;
+  },
+  { WEBHOOK_ALLOW_PRIVATE: 'true' },
+  { workers: false },
+);
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const API_KEY = 'market1-api-key-e3b0c44298fc1c149afbf4c8996fb924';

@@ -7,33 +7,32 @@ import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, TEST_ADMIN_TOKEN } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { sampleDictionary } from '../../src/modules/catalog/dictionary.ts';
 
 const run = promisify(execFile);
 const example = path.resolve(import.meta.dirname, '../../examples/catalog-sync.mjs');
 
-let t: TestApp;
 let account: TestAccount;
 let url: string;
-beforeAll(async () => {
-  t = await buildTestApp({}, undefined, { workers: false });
-  account = await createAccount(t.runtime);
-  const loaded = await t.app.inject({
-    method: 'POST',
-    url: '/admin/dictionaries',
-    headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
-    payload: sampleDictionary(),
-  });
-  expect(loaded.statusCode, loaded.body).toBe(200);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  await t.close();
-});
+useTestApp(
+  async (app) => {
+    account = await createAccount(app.runtime);
+    const loaded = await app.app.inject({
+      method: 'POST',
+      url: '/admin/dictionaries',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      payload: sampleDictionary(),
+    });
+    expect(loaded.statusCode, loaded.body).toBe(200);
+    await app.app.listen({ port: 0, host: '127.0.0.1' });
+    url = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`;
+  },
+  {},
+  { workers: false },
+);
 
 const sync = () =>
   run(process.execPath, [example], {

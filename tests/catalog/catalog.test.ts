@@ -2,8 +2,8 @@
  * The catalog group through HTTP (spec §4.7, D11): brands and categories, model cards, replacement with
  * optimistic locking, merge patches of a product, product search, CREATE_PRODUCT events, roles and tenancy.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { expectError, expectNotFound, expectValidation, send, MISSING_ID } from '../helpers/http.ts';
 import { createBrandAndCategory, createModel, modelBody, type ProductModel } from '../helpers/catalog.ts';
@@ -12,14 +12,15 @@ import type { EventCandidate, EventRecorder } from '../../src/events/outbox.ts';
 let t: TestApp;
 let account: TestAccount;
 let stranger: TestAccount;
-beforeAll(async () => {
-  t = await buildTestApp({}, undefined, { workers: false });
-  account = await createAccount(t.runtime);
-  stranger = await createAccount(t.runtime);
-});
-afterAll(async () => {
-  await t.close();
-});
+useTestApp(
+  async (app) => {
+    t = app;
+    account = await createAccount(app.runtime);
+    stranger = await createAccount(app.runtime);
+  },
+  {},
+  { workers: false },
+);
 
 const call = (
   method: 'GET' | 'POST' | 'PUT' | 'PATCH',

@@ -3,8 +3,8 @@
  * loaded through the admin API, `getParams` and `fetchOption`, values at the four levels with the most specific
  * winning, multi-value and SUGGEST parameters, and the validation of values.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { expectError, expectValidation, send } from '../helpers/http.ts';
 import { modelBody, type ProductModel } from '../helpers/catalog.ts';
@@ -19,21 +19,22 @@ const TOWEL_MATERIAL = 15001001;
 
 let t: TestApp;
 let account: TestAccount;
-beforeAll(async () => {
-  t = await buildTestApp({}, undefined, { workers: false });
-  account = await createAccount(t.runtime);
-  const loaded = await t.app.inject({
-    method: 'POST',
-    url: '/admin/dictionaries',
-    headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
-    payload: sampleDictionary(),
-  });
-  expect(loaded.statusCode, loaded.body).toBe(200);
-  expect(loaded.json()).toMatchObject({ categories: 5 });
-});
-afterAll(async () => {
-  await t.close();
-});
+useTestApp(
+  async (app) => {
+    t = app;
+    account = await createAccount(app.runtime);
+    const loaded = await app.app.inject({
+      method: 'POST',
+      url: '/admin/dictionaries',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      payload: sampleDictionary(),
+    });
+    expect(loaded.statusCode, loaded.body).toBe(200);
+    expect(loaded.json()).toMatchObject({ categories: 5 });
+  },
+  {},
+  { workers: false },
+);
 
 const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, token = account.writeToken) =>
   send(t.app, token, { method, url, payload });

@@ -2,7 +2,7 @@
  * Builds the app for a test file on the run's database (see global-setup.ts); close it in `afterAll`.
  * Outbound HTTP from tests goes only to servers the tests start on loopback.
  */
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { buildApp } from '../../src/app.ts';
@@ -63,4 +63,23 @@ export async function buildTestApp(
       await runtime.close();
     },
   };
+}
+
+/**
+ * Builds this file's test app before its tests and closes it after them (the one setup every test file shares);
+ * `ready` receives the app, e.g. to keep it and create accounts.
+ */
+export function useTestApp(
+  ready: (t: TestApp) => Promise<void> | void,
+  env: Record<string, string> = {},
+  options: RuntimeOptions = {},
+): void {
+  let t: TestApp | undefined;
+  beforeAll(async () => {
+    t = await buildTestApp(env, testDatabaseUrl(), options);
+    await ready(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
 }

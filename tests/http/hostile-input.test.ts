@@ -4,21 +4,22 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { expectError, expectValidation, send } from '../helpers/http.ts';
 import { createOrder, productLine } from '../helpers/inbound.ts';
 
 let t: TestApp;
 let account: TestAccount;
-beforeAll(async () => {
-  t = await buildTestApp({}, undefined, { workers: false });
-  account = await createAccount(t.runtime);
-});
-afterAll(async () => {
-  await t.close();
-});
+useTestApp(
+  async (app) => {
+    t = app;
+    account = await createAccount(app.runtime);
+  },
+  {},
+  { workers: false },
+);
 
 const create = (payload: unknown) =>
   send(t.app, account.writeToken, { method: 'POST', url: '/api/inbound/', payload });

@@ -1,18 +1,15 @@
 /** Documents and positions: create, read, PATCH, versions and conflicts, totals, products (D5.1–D5.3). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createAccount } from '../helpers/factories.ts';
 import type { Order, OrderProduct } from '../../src/modules/inbound/schemas.ts';
 import { expectError, newCaller, productId, type Caller } from './support.ts';
 
 let t: TestApp;
 let c: Caller;
-beforeAll(async () => {
-  t = await buildTestApp();
-  c = await newCaller(t.app, t.runtime);
-});
-afterAll(async () => {
-  await t.close();
+useTestApp(async (app) => {
+  t = app;
+  c = await newCaller(app.app, app.runtime);
 });
 
 describe('create and read', () => {

@@ -1,17 +1,12 @@
 /** Cargo places, divergence and its fix, and history (D5.6, D5.7, D5.9). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/test-app.ts';
 import type { OrderHistory, OrderPackage, TotalDivergence } from '../../src/modules/inbound/schemas.ts';
 import { expectEmpty, expectError, newCaller, productId, type Caller } from './support.ts';
 
-let t: TestApp;
 let c: Caller;
-beforeAll(async () => {
-  t = await buildTestApp();
-  c = await newCaller(t.app, t.runtime);
-});
-afterAll(async () => {
-  await t.close();
+useTestApp(async (app) => {
+  c = await newCaller(app.app, app.runtime);
 });
 
 interface HistoryPage {

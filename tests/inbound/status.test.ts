@@ -1,16 +1,13 @@
 /** Status, bulk status, delete/restore, marking status and receiving stock (D5.4, D5.5, D5.8). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { expectEmpty, expectError, newCaller, productId, type Caller } from './support.ts';
 
 let t: TestApp;
 let c: Caller;
-beforeAll(async () => {
-  t = await buildTestApp();
-  c = await newCaller(t.app, t.runtime);
-});
-afterAll(async () => {
-  await t.close();
+useTestApp(async (app) => {
+  t = app;
+  c = await newCaller(app.app, app.runtime);
 });
 
 const historyTotal = async (caller: Caller, id: number) =>

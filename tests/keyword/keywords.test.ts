@@ -2,8 +2,8 @@
  * Keyword groups through HTTP (spec §4.2, D6): the twelve operations, merge and its three errors, attachment to
  * products, views and models with `usingQuantity`, roles and tenancy.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import {
   expectEmpty,
@@ -19,14 +19,15 @@ import type { KeywordAndGroup, KeywordGroup } from '../../src/modules/keyword/sc
 let t: TestApp;
 let account: TestAccount;
 let stranger: TestAccount;
-beforeAll(async () => {
-  t = await buildTestApp({}, undefined, { workers: false });
-  account = await createAccount(t.runtime);
-  stranger = await createAccount(t.runtime);
-});
-afterAll(async () => {
-  await t.close();
-});
+useTestApp(
+  async (app) => {
+    t = app;
+    account = await createAccount(app.runtime);
+    stranger = await createAccount(app.runtime);
+  },
+  {},
+  { workers: false },
+);
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const call = (method: Method, url: string, payload?: unknown, token = account.writeToken) =>

@@ -2,8 +2,8 @@
  * Product tags through HTTP (spec §4.5, D7): create, rename (both forms), delete and list; binding to products
  * and models; the two finds; every tag error code of spec §7 in its situation; roles and tenancy.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { expectEmpty, expectError, expectNotFound, send, MISSING_ID } from '../helpers/http.ts';
 import { createModel } from '../helpers/catalog.ts';
@@ -12,14 +12,15 @@ import type { FindResponseProductTag, ProductTag } from '../../src/modules/tag/s
 let t: TestApp;
 let account: TestAccount;
 let stranger: TestAccount;
-beforeAll(async () => {
-  t = await buildTestApp({}, undefined, { workers: false });
-  account = await createAccount(t.runtime);
-  stranger = await createAccount(t.runtime);
-});
-afterAll(async () => {
-  await t.close();
-});
+useTestApp(
+  async (app) => {
+    t = app;
+    account = await createAccount(app.runtime);
+    stranger = await createAccount(app.runtime);
+  },
+  {},
+  { workers: false },
+);
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 const call = (method: Method, url: string, payload?: unknown, token = account.writeToken) =>

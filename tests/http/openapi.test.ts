@@ -3,7 +3,7 @@
  * its success and error schemas, and hides the operator API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/test-app.ts';
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
 beforeAll(async () => {

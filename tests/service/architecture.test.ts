@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const src = path.resolve(import.meta.dirname, '../src');
+const src = path.resolve(import.meta.dirname, '../../src');
 
 /** Every `.ts` file under `dir`. */
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -1,6 +1,6 @@
 /** Admin API, tokens, authentication, roles and the error model (decisions D1, D2, D3). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from './helpers/test-app.ts';
+import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
 beforeAll(async () => {

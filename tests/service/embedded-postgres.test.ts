@@ -11,10 +11,10 @@ import {
   runningEmbeddedUrl,
   startEmbeddedPostgres,
   type EmbeddedPostgresHandle,
-} from '../src/db/embedded-postgres.ts';
+} from '../../src/db/embedded-postgres.ts';
 
 const TIMEOUT = 60_000;
-const childScript = fileURLToPath(new URL('./fixtures/embedded-child.ts', import.meta.url));
+const childScript = fileURLToPath(new URL('../fixtures/embedded-child.ts', import.meta.url));
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'seller-ops-embedded-pg-'));
 // as root, PostgreSQL runs as an unprivileged user that must be able to enter the directory (mkdtemp makes it 0700)
 await fs.chmod(root, 0o755);

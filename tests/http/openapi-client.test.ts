@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/test-app.ts';
+import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '..');
+const root = path.resolve(import.meta.dirname, '../..');
 
 let t: TestApp;
 let dir: string;
