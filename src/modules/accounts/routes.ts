@@ -53,7 +53,7 @@ export const adminRoutes =
     app.patch(
       '/clients/:clientId',
       { schema: { ...hide, params: IdParams('clientId'), body: ClientPatchBody, response: { 200: Client } } },
-      (request) => accounts.updateClient(parseId('client', request.params.clientId as string), request.body),
+      (request) => accounts.updateClient(parseId('client', request.params.clientId), request.body),
     );
 
     app.post(
@@ -66,14 +66,13 @@ export const adminRoutes =
           response: { 200: Organization },
         },
       },
-      (request) =>
-        accounts.createOrganization(parseId('client', request.params.clientId as string), request.body),
+      (request) => accounts.createOrganization(parseId('client', request.params.clientId), request.body),
     );
 
     app.post(
       '/clients/:clientId/users',
       { schema: { ...hide, params: IdParams('clientId'), body: UserCreateBody, response: { 200: User } } },
-      (request) => accounts.createUser(parseId('client', request.params.clientId as string), request.body),
+      (request) => accounts.createUser(parseId('client', request.params.clientId), request.body),
     );
 
     app.post(
@@ -86,14 +85,14 @@ export const adminRoutes =
           response: { 200: CreatedToken },
         },
       },
-      (request) => accounts.createToken(parseId('user', request.params.userId as string), request.body),
+      (request) => accounts.createToken(parseId('user', request.params.userId), request.body),
     );
 
     app.delete(
       '/tokens/:tokenId',
       { schema: { ...hide, params: IdParams('tokenId'), response: { 200: EmptyResponse } } },
       async (request, reply) => {
-        await accounts.revokeToken(parseId('token', request.params.tokenId as string));
+        await accounts.revokeToken(parseId('token', request.params.tokenId));
         return sendEmpty(reply);
       },
     );
@@ -129,10 +128,7 @@ export const adminRoutes =
         },
       },
       (request) =>
-        accounts.setIntegration(
-          parseId('organization', request.params.organizationId as string),
-          request.body,
-        ),
+        accounts.setIntegration(parseId('organization', request.params.organizationId), request.body),
     );
 
     app.post(
@@ -146,9 +142,6 @@ export const adminRoutes =
         },
       },
       (request) =>
-        accounts.setCashRegister(
-          parseId('organization', request.params.organizationId as string),
-          request.body,
-        ),
+        accounts.setCashRegister(parseId('organization', request.params.organizationId), request.body),
     );
   };

@@ -1,7 +1,7 @@
 /** Request and response schemas of the operator (admin) API, decision D1.4. */
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../domain/enums.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { Int64String, Nullable } from '../../http/schemas.ts';
 
 const Lang = Nullable(StringEnum(['ru', 'en'] as const));
 const Role = Type.Union([
@@ -98,4 +98,6 @@ export const CashRegister = Type.Object({
 });
 export type CashRegister = Static<typeof CashRegister>;
 
-export const IdParams = (name: string) => Type.Object({ [name]: Type.String({ pattern: '^[0-9]{1,19}$' }) });
+/** Path params `{<name>: int64 id}`, typed by the parameter's name so routes read it without casts. */
+export const IdParams = <N extends string>(name: N) =>
+  Type.Object({ [name]: Int64String } as Record<N, typeof Int64String>);
