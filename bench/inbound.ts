@@ -107,10 +107,35 @@ async function seed(context: BenchContext): Promise<{ visible: number; bulkIds: 
   }
 }
 
-/** Creates the document with 50 positions through the API; returns its id. */
+/** Creates 50 catalog products (one model, one view) through the API; returns their ids. */
+async function createFiftyProducts(context: BenchContext): Promise<number[]> {
+  const post = <T>(path: string, body: unknown) =>
+    callApi<T>(context.serviceUrl, context.writeToken, 'POST', path, body);
+  const brand = await post<{ id: number }>('/api/brand', { name: 'Inbound bench brand' });
+  const category = await post<{ id: number }>('/api/category', { name: 'Inbound bench category' });
+  const model = await post<{ views: Array<{ sizes: Array<{ id: number }> }> }>('/api/model', {
+    article: 'INBOUND-BENCH',
+    title: 'Inbound bench products',
+    brandId: brand.id,
+    categoryId: category.id,
+    organizationId: context.organizationId,
+    views: [
+      {
+        sizes: Array.from({ length: 50 }, (_, index) => ({
+          name: `Benchmark product ${index + 1}`,
+          size: String(index + 1),
+        })),
+      },
+    ],
+  });
+  return model.views[0]?.sizes.map((size) => size.id) ?? [];
+}
+
+/** Creates the document with 50 positions (catalog products) through the API; returns its id. */
 async function createFiftyProductDocument(context: BenchContext): Promise<number> {
-  const products = Array.from({ length: 50 }, (_, index) => ({
-    productId: 7_200_000 + index,
+  const productIds = await createFiftyProducts(context);
+  const products = productIds.map((productId, index) => ({
+    productId,
     quantity: 5 + ((index * 7) % 60),
     price: 150 + ((index * 379) % 4000) + 0.9,
     product: {

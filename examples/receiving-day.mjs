@@ -3,6 +3,8 @@
  * A receiving day at the warehouse, played against a running seller-ops service.
  *
  * Plain Node 20 with the global `fetch`, no dependencies. It:
+ *   0. finds the invoice's products in the catalog by barcode, creating the missing cards (positions reference
+ *      catalog products);
  *   1. creates an INCOME document from receiving-day.csv (39 positions from the supplier's invoice, then the
  *      40th added as a late correction of the invoice);
  *   2. packs the goods into 3 cargo places, one line short-packed (3 bath towels missing from the box);
@@ -38,6 +40,31 @@ const lines = parseCsv(await readFile(new URL('./receiving-day.csv', import.meta
 if (lines.length !== 40) fail(`receiving-day.csv should hold 40 products, found ${lines.length}`);
 
 heading(`Receiving day at ${baseUrl}`);
+
+// 0. Positions reference catalog products: find each CSV line's product by barcode, or create its card.
+let created = 0;
+const brand = await findOrCreate('brand', 'Receiving day supplier');
+const category = await findOrCreate('category', 'Receiving day goods');
+for (const line of lines) {
+  const [found] = (await api('GET', `/api/product/find?barcode=${line.barcode}&limit=1`)).rows;
+  if (found) {
+    line.productId = found.id;
+    continue;
+  }
+  const model = await api('POST', '/api/model', {
+    article: line.article,
+    title: line.name,
+    brandId: brand.id,
+    categoryId: category.id,
+    organizationId,
+    views: [{ sizes: [{ name: line.name, size: line.article.split('-').at(-1), barcode: line.barcode }] }],
+  });
+  line.productId = model.views[0].sizes[0].id;
+  created += 1;
+}
+console.log(
+  `Catalog: ${lines.length} products of the invoice (${created} cards created, ${lines.length - created} found by barcode)`,
+);
 
 // 1. The document: the invoice's first 39 positions at once, the 40th as a late addition.
 const toPosition = (line) => ({
@@ -151,6 +178,12 @@ table(
     ]),
 );
 console.log(`\nDone: document #${orderId} received, fixed, finished and its stock removed.`);
+
+/** Finds a brand or category by exact name, or creates it. */
+async function findOrCreate(kind, name) {
+  const found = await api('GET', `/api/${kind}/find?query=${encodeURIComponent(name)}&limit=500`);
+  return found.rows.find((row) => row.name === name) ?? api('POST', `/api/${kind}`, { name });
+}
 
 /**
  * Waits up to 60 s for `GET /ready` to answer 200, so `npm start & node examples/receiving-day.mjs` works on a

@@ -316,3 +316,30 @@ describe('CREATE_PRODUCT events', () => {
     }
   });
 });
+
+describe('receiving documents and the catalog', () => {
+  it('accepts positions of the caller’s catalog products only (404 entity product otherwise)', async () => {
+    const own = await createModel(t.app, account, ['black'], ['S']);
+    const theirs = await createModel(t.app, stranger, ['black'], ['S']);
+    const ownProduct = own.views[0]?.sizes[0]?.id as number;
+    const foreignProduct = theirs.views[0]?.sizes[0]?.id as number;
+    const create = (productId: number) =>
+      call('POST', '/api/inbound/', {
+        organizationId: account.organizationId,
+        type: 'INCOME',
+        products: [{ productId, quantity: 1, price: 10 }],
+      });
+    const created = await create(ownProduct);
+    expect(created.statusCode, created.body).toBe(200);
+    const foreign = await create(foreignProduct);
+    const missing = await create(MISSING_ID);
+    expectNotFound(foreign, foreignProduct);
+    expectNotFound(missing, MISSING_ID);
+    expect(foreign.json<{ params: object }>().params).toMatchObject({ entity: 'product' });
+    const orderId = created.json<{ id: number }>().id;
+    expectNotFound(
+      await call('POST', `/api/inbound/${orderId}/product`, { productId: foreignProduct }),
+      foreignProduct,
+    );
+  });
+});

@@ -5,11 +5,25 @@
 import { randomInt } from 'node:crypto';
 import { expect } from 'vitest';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { expectEmpty, send, type ApiRequest } from './http.ts';
+import { expectEmpty, send as sendRequest, type ApiRequest } from './http.ts';
+import { productIdsOf, provideProducts } from './catalog-products.ts';
 
 export * from './http.ts';
 /** A request of the inbound group. */
 export type InboundRequest = ApiRequest;
+
+/**
+ * The kit's `send`, after making the product ids a body names exist in the token's catalog (positions must be
+ * catalog products, issue 7).
+ */
+export async function send(
+  app: FastifyInstance,
+  token: string | undefined,
+  request: ApiRequest,
+): Promise<LightMyRequestResponse> {
+  if (request.method !== 'GET') await provideProducts(token, productIdsOf(request.payload));
+  return sendRequest(app, token, request);
+}
 import type {
   Order,
   OrderHistory,

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
-import { expectError, expectValidation, send } from '../helpers/http.ts';
-import { createOrder, productLine } from '../helpers/inbound.ts';
+import { expectError, expectValidation } from '../helpers/http.ts';
+import { createOrder, productLine, send } from '../helpers/inbound.ts';
 
 let t: TestApp;
 let account: TestAccount;

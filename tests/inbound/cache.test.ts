@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ResponseCache, orderChangeKeys } from '../../src/modules/inbound/order-cache.ts';
-import { expectError, newCaller, type Caller } from './support.ts';
+import { expectError, newCaller, productId, type Caller } from './support.ts';
 
 let first: TestApp;
 let second: TestApp;
@@ -33,7 +33,7 @@ describe('GET cache', () => {
     expect((await c1.get(order.id)).name).toBe('one');
     await c1.call('PATCH', '/api/inbound/', { id: order.id, name: 'two' });
     expect((await c1.get(order.id)).name).toBe('two');
-    await c1.call('POST', `/api/inbound/${order.id}/product`, { productId: 5, quantity: 3 });
+    await c1.call('POST', `/api/inbound/${order.id}/product`, { productId: productId(), quantity: 3 });
     expect((await c1.get(order.id)).totalQuantity).toBe(3);
   });
 

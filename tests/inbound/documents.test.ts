@@ -76,7 +76,7 @@ describe('create and read', () => {
       await c.call('POST', '/api/inbound/', {
         organizationId: c.account.organizationId,
         type: 'FBS',
-        products: [{ productId: 1 }, { quantity: 1 }],
+        products: [{ productId: productId() }, { quantity: 1 }],
       }),
       400,
       'error_validation',

@@ -9,6 +9,7 @@ import { expectEmpty as expectEmptyResponse, expectError as expectErrorResponse 
 import type { Runtime } from '../../src/runtime.ts';
 import type { Order } from '../../src/modules/inbound/schemas.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
+import { productIdsOf, provideProducts } from '../helpers/catalog-products.ts';
 
 /** A request's answer: status, content type and parsed body (undefined when empty). */
 export interface Answer<T = unknown> {
@@ -34,13 +35,14 @@ export interface Caller {
   get(id: number): Promise<Order>;
 }
 
-/** A random product id (no catalog: any int64 identifies a product). */
+/** A random product id; the caller makes it a product of its account's catalog before it is sent. */
 export const productId = () => randomInt(1, 2 ** 40);
 
 /** Builds a caller for a fresh account. */
 export async function newCaller(app: FastifyInstance, runtime: Runtime): Promise<Caller> {
   const account = await createAccount(runtime);
   const call: Caller['call'] = async (method, url, payload) => {
+    if (method !== 'GET') await provideProducts(account.writeToken, productIdsOf(payload));
     const response = await app.inject({
       method,
       url,

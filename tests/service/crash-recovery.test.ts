@@ -35,6 +35,32 @@ async function start(): Promise<ServiceProcess> {
 interface Demo {
   organizationId: number;
   writeToken: string;
+  /** A product of the demo catalog, created before the writers start (positions need catalog products). */
+  productId: number;
+}
+
+/** Creates a brand, a category and a one-size model in the demo catalog; returns the product's id. */
+async function createProduct(service: ServiceProcess, demo: Omit<Demo, 'productId'>): Promise<number> {
+  const post = async (path: string, body: object) => {
+    const response = await fetch(`${service.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: demo.writeToken, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    return (await response.json()) as { id: number; views: Array<{ sizes: Array<{ id: number }> }> };
+  };
+  const brand = await post('/api/brand', { name: 'Crash brand' });
+  const category = await post('/api/category', { name: 'Crash category' });
+  const model = await post('/api/model', {
+    article: 'CRASH-1',
+    title: 'Crash test product',
+    brandId: brand.id,
+    categoryId: category.id,
+    organizationId: demo.organizationId,
+    views: [{ sizes: [{ name: 'Crash test product', size: 'OS' }] }],
+  });
+  return model.views[0]?.sizes[0]?.id as number;
 }
 
 async function createDocument(
@@ -50,7 +76,7 @@ async function createDocument(
         organizationId: demo.organizationId,
         type: 'INCOME',
         name: `crash test ${index}`,
-        products: [{ productId: 1000 + index, quantity: index + 1, price: 10.5 }],
+        products: [{ productId: demo.productId, quantity: index + 1, price: 10.5 }],
       }),
     });
     if (response.status !== 200) return undefined;
@@ -64,7 +90,10 @@ describe('embedded database crash recovery', () => {
   it('keeps every acknowledged write across a SIGKILL and refuses a second service on the same DATA_DIR', async () => {
     const first = await start();
     await waitUntilReady(first);
-    const demo = JSON.parse(await readFile(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as Demo;
+    const credentials = JSON.parse(
+      await readFile(path.join(dataDir, 'demo-credentials.json'), 'utf8'),
+    ) as Omit<Demo, 'productId'>;
+    const demo: Demo = { ...credentials, productId: await createProduct(first, credentials) };
 
     const second = await start();
     const secondExit = await second.exited;

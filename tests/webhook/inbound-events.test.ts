@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import type { TestApp } from '../helpers/test-app.ts';
 import { createOrder, deleteOrder, getOrder, productLine, send, setStatus } from '../helpers/inbound.ts';
+import { provideProducts } from '../helpers/catalog-products.ts';
 import {
   buildWebhookApp,
   createOwnDatabase,
@@ -66,10 +67,13 @@ async function eventsOf(
 
 describe('inbound events', () => {
   it('sends CREATE_ORDER with the document as GET returns it', async () => {
+    const line = productLine({ quantity: 3, price: 12.5 });
+    // This file has a database of its own: the product is made a catalog product there.
+    await provideProducts(account.writeToken, [line.productId], database.url);
     const order = await createOrder(t.app, account.writeToken, {
       organizationId: account.organizationId,
       type: 'INCOME',
-      products: [productLine({ quantity: 3, price: 12.5 })],
+      products: [line],
     });
     const [body] = await eventsOf(order.id, 'CREATE_ORDER', 1);
     expect(body).toEqual(JSON.parse(JSON.stringify(await getOrder(t.app, account.writeToken, order.id))));

@@ -14,6 +14,7 @@ import type { EventType } from '../../events/outbox.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { organizationRepository } from '../accounts/repository.ts';
+import { productRepository as catalogProducts } from '../catalog/repository.ts';
 import { CLOSED_ORDER_STATUSES, type MarkingStatus, type OrderStatus } from './enums.ts';
 import type { InboundCaches } from './order-cache.ts';
 import {
@@ -83,6 +84,22 @@ export class ChangeLog {
       organizationId: order.organization_id,
     });
   }
+}
+
+/**
+ * Positions reference final products of the caller's catalog (issue 7, P15): every id must be a live product of
+ * the client.
+ * @throws 404 `error_not_found` `{entity: 'product', id, ids}` listing every unknown or foreign product id
+ */
+async function requireCatalogProducts(
+  trx: Transaction<DB>,
+  principal: Principal,
+  ids: number[],
+): Promise<void> {
+  const existing = await catalogProducts.existing(trx, principal.clientId, ids);
+  const missing = ids.filter((id) => !existing.has(id)).map(String);
+  if (missing.length > 0)
+    throw new AppError('error_not_found', { entity: 'product', id: missing[0], ids: missing });
 }
 
 const deletedError = (id: number) => new AppError('error_order_deleted', { id: String(id) });
@@ -221,6 +238,7 @@ export class InboundService {
     });
     return this.mutate(principal, async (trx, log) => {
       await this.checkOrganization(trx, principal, body.organizationId);
+      await requireCatalogProducts(trx, principal, [...seen]);
       const values: Record<string, unknown> = {};
       const changes: Changes = {};
       for (const field of Object.keys(WRITABLE_FIELDS) as WritableField[]) {
@@ -354,6 +372,7 @@ export class InboundService {
     const values = { quantity: 0, price: '0.00', ...productValues('', input) };
     return this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, orderId, { versionId: input.versionId });
+      await requireCatalogProducts(trx, principal, [productId]);
       if (await productRepository.findInOrder(trx, orderId, { productId }))
         throw validationError('productId', 'the document already has a position of this product');
       const [row] = await productRepository.insertMany(trx, [
