@@ -11,6 +11,7 @@ import { createGroups, startGroupWorkers } from './modules/index.ts';
 import { loadDictionary, sampleDictionary } from './modules/catalog/dictionary.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
+import { startMissingSandboxes, type SandboxServer } from './connectors/sandboxes.ts';
 import { AccountService } from './modules/accounts/service.ts';
 
 /** A database URL and how to release it. */
@@ -42,8 +43,12 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Starts the whole service described by `config`. */
-export async function startService(config: Config): Promise<RunningService> {
+/**
+ * Starts the whole service described by `config`. On the embedded default, external systems whose URL is not
+ * configured are served by the project's sandboxes on loopback (`src/connectors/sandboxes.ts`).
+ */
+export async function startService(givenConfig: Config): Promise<RunningService> {
+  let config = givenConfig;
   // PostgreSQL's own output is only interesting when debugging.
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const log = (message: string) => {
@@ -51,8 +56,12 @@ export async function startService(config: Config): Promise<RunningService> {
   };
   const { databaseUrl, embedded } = await resolveDatabase(config, log);
   let runtime: Runtime | undefined;
+  let sandboxes: SandboxServer[] = [];
+  const closeSandboxes = () => Promise.all(sandboxes.map((server) => server.close()));
   try {
+    if (embedded) ({ config, servers: sandboxes } = await startMissingSandboxes(config));
     runtime = await openRuntime(config, databaseUrl);
+    runtime.onClose(async () => void (await closeSandboxes()));
     if (config.seedDemo) {
       const demo = await new AccountService(runtime.database.db, runtime.secrets).seedDemoAccount(
         config.dataDir,
@@ -84,7 +93,8 @@ export async function startService(config: Config): Promise<RunningService> {
         })()),
     };
   } catch (error) {
-    await runtime?.close();
+    if (runtime) await runtime.close();
+    else await closeSandboxes();
     await embedded?.stop();
     throw error;
   }

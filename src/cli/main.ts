@@ -17,6 +17,7 @@ import { loadOperatorKey, SecretBox } from '../security/secret-box.ts';
 import { AppError } from '../http/errors.ts';
 import { renderMessage } from '../http/error-catalog.ts';
 import { runUntilSignalled } from '../server.ts';
+import { SANDBOXES, type SandboxServer } from '../connectors/sandboxes.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -106,6 +107,36 @@ program
     const { release } = await openDatabase(loadConfig());
     await release();
     log('migrations applied');
+  });
+
+program
+  .command('sandbox [names...]')
+  .description(
+    'start the sandbox servers of the external systems (all, or the named ones) on their loopback ports until interrupted',
+  )
+  .option('--host <host>', 'interface to bind', '127.0.0.1')
+  .action(async (names: string[], options: { host: string }) => {
+    const unknown = names.filter((name) => !SANDBOXES.some((definition) => definition.name === name));
+    if (unknown.length > 0)
+      throw new Error(
+        `unknown sandbox ${unknown.join(', ')}; known: ${SANDBOXES.map((s) => s.name).join(', ')}`,
+      );
+    const chosen = SANDBOXES.filter((definition) => names.length === 0 || names.includes(definition.name));
+    const servers: SandboxServer[] = [];
+    for (const definition of chosen) {
+      const server = await definition.start({ host: options.host, port: definition.defaultPort });
+      servers.push(server);
+      log(
+        `${definition.name}: ${server.url}  (set ${definition.urlSetting} through its environment variable)`,
+      );
+    }
+    if (servers.length === 0) log('no sandbox to start');
+    else
+      await new Promise<void>((resolve) => {
+        const stop = () => void Promise.all(servers.map((server) => server.close())).then(() => resolve());
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
   });
 
 const client = program.command('client').description('clients (accounts): create, update, list');
