@@ -10,6 +10,7 @@
  * - tests, which start the ones they need through `startSandbox`.
  */
 import type { Config } from '../config.ts';
+import { market1Sandbox } from './market1/sandbox.ts';
 
 /** A running sandbox server. */
 export interface SandboxServer {
@@ -37,7 +38,7 @@ export interface SandboxDefinition {
 }
 
 /** Every sandbox of the project, in start order. */
-export const SANDBOXES: readonly SandboxDefinition[] = [];
+export const SANDBOXES: readonly SandboxDefinition[] = [market1Sandbox];
 
 /**
  * Starts the sandbox named `name` on a free loopback port.

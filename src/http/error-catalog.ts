@@ -153,6 +153,11 @@ export const errorCatalog = {
     ru: 'Ошибка маркетплейса: {message}',
     en: 'Marketplace error: {message}',
   },
+  error_market1_unavailable: {
+    status: 503,
+    ru: 'Маркетплейс Market1 сейчас недоступен ({reason}); повторите позже',
+    en: 'Market1 is unavailable right now ({reason}); try again later',
+  },
   error_analytics_access_denied: {
     status: 400,
     ru: 'Аналитика конфиденциальна для роли SUPPORT',

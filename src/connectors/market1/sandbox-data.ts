@@ -1,0 +1,666 @@
+/**
+ * The Market1 sandbox's data (P95): deterministic, realistic, generated from seeded PRNGs.
+ *
+ * - The subjects dictionary (shared by every account): the catalog sample's five subjects with their
+ *   parameters and options (`src/modules/catalog/sample-dictionary.json`, as Market1's wire can express them:
+ *   strings and numbers) plus ~60 generated subjects under nine parent categories, each with commissions.
+ * - One advertising account per API key, seeded by the key (two organizations see different, stable
+ *   accounts): 150–200 products, 220–340 campaigns of every type and status, a balance.
+ * - Daily statistics per campaign, product and day: a pure function of (key, campaign, product, day), so the
+ *   same day always has the same numbers; available for the 180 days ending today (UTC) while the campaign
+ *   was showing. Numbers are consistent: clicks ≤ views, orders ≤ clicks, ordered items ≥ orders,
+ *   expenses = views × CPM / 1000 (CPO campaigns: orders × bid), CPC = expenses / clicks, orders amount =
+ *   ordered items × price.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { DictionaryFile } from '../../modules/catalog/dictionary.ts';
+import {
+  NO_END_TIME,
+  type WireCampaign,
+  type WireCampaignStatistics,
+  type WireCounters,
+  type WireDayCounters,
+  type WireProductCounters,
+} from './protocol.ts';
+
+/** Days of statistics kept, ending today (UTC). */
+export const STATISTICS_DAYS = 180;
+const DAY_MS = 86_400_000;
+
+/** A pseudo-random generator in [0, 1) seeded by SHA-256 of `parts` (mulberry32). */
+export function seededRandom(...parts: (string | number)[]): () => number {
+  let state = createHash('sha256').update(parts.join('|')).digest().readUInt32LE(0);
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const between = (random: () => number, min: number, max: number) =>
+  min + Math.floor(random() * (max - min + 1));
+const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+// ---- Dictionary --------------------------------------------------------------------------------------------
+
+/** A characteristic of a sandbox subject; `values` for directory characteristics. */
+export interface SandboxCharacteristic {
+  id: number;
+  name: string;
+  /** 1 string(s), 4 number(s). */
+  charcType: 1 | 4;
+  required: boolean;
+  unitName: string;
+  /** 0 = unlimited. */
+  maxCount: number;
+  popular: boolean;
+  values?: { id: number; name: string }[];
+}
+
+/** A subject with its commissions (percent) and characteristics. */
+export interface SandboxSubject {
+  id: number;
+  name: string;
+  parentId: number;
+  parentName: string;
+  commissions: {
+    paidStorageKgvp: number;
+    kgvpMarketplace: number;
+    kgvpSupplier: number;
+    kgvpSupplierExpress: number;
+    kgvpPickup: number;
+    kgvpBooking: number;
+  };
+  characteristics: SandboxCharacteristic[];
+}
+
+const PARENTS: Record<number, string> = {
+  100: 'Apparel',
+  300: 'Footwear',
+  500: 'Beauty',
+  700: 'Kids',
+  900: 'Sports',
+  1100: 'Electronics accessories',
+  2200: 'Bath',
+  2300: 'Bedroom',
+  2400: 'Home decor',
+};
+
+const GENERATED_SUBJECTS: Record<number, string[]> = {
+  100: ['Shirts', 'Hoodies', 'Jeans', 'Skirts', 'Jackets', 'Sweaters', 'Shorts', 'Socks'],
+  300: ['Sneakers', 'Boots', 'Sandals', 'Slippers', 'Loafers'],
+  500: ['Face creams', 'Shampoos', 'Lipsticks', 'Perfumes', 'Hair masks', 'Nail polish'],
+  700: ['Baby bodysuits', 'Kids pajamas', 'Toy cars', 'Building blocks', 'Plush toys', 'School backpacks'],
+  900: ['Yoga mats', 'Dumbbells', 'Sports bottles', 'Jump ropes', 'Fitness bands', 'Cycling gloves'],
+  1100: ['Phone cases', 'Charging cables', 'Screen protectors', 'Power banks', 'Earphones', 'Phone holders'],
+  2200: ['Bathrobes', 'Shower curtains', 'Bath mats', 'Soap dishes', 'Toothbrush holders'],
+  2300: ['Pillows', 'Blankets', 'Mattress toppers', 'Duvet covers', 'Sleep masks'],
+  2400: ['Vases', 'Photo frames', 'Wall clocks', 'Artificial flowers', 'Decorative pillows', 'Figurines'],
+};
+
+const COLORS = ['white', 'black', 'grey', 'navy', 'red', 'beige', 'green', 'blue', 'pink', 'yellow', 'brown'];
+const COUNTRIES = ['Russia', 'China', 'Turkey', 'Uzbekistan', 'Kyrgyzstan', 'Belarus', 'India', 'Vietnam'];
+const SEASONS = ['all-season', 'summer', 'winter', 'demi-season'];
+const SEASONAL_PARENTS = new Set([100, 300, 700, 900]);
+
+function commissionsOf(subjectId: number): SandboxSubject['commissions'] {
+  const random = seededRandom('commission', subjectId);
+  const fbw = between(random, 8, 25) + pick(random, [0, 0.5]);
+  return {
+    paidStorageKgvp: fbw,
+    kgvpMarketplace: fbw + 2,
+    kgvpSupplier: fbw + 1,
+    kgvpSupplierExpress: fbw + 3,
+    kgvpPickup: fbw + 1,
+    kgvpBooking: fbw + 1,
+  };
+}
+
+function directory(names: readonly string[]): { id: number; name: string }[] {
+  return names.map((name, index) => ({ id: 1000 + index, name }));
+}
+
+/** The catalog sample's subjects as Market1 expresses them (INTEGER → number, BOOLEAN → a yes/no directory). */
+function sampleSubjects(): SandboxSubject[] {
+  const sample = JSON.parse(
+    readFileSync(new URL('../../modules/catalog/sample-dictionary.json', import.meta.url), 'utf8'),
+  ) as DictionaryFile;
+  return sample.categories.map((category) => {
+    const parentId = category.parentId ?? 0;
+    return {
+      id: category.id,
+      name: category.name,
+      parentId,
+      parentName: PARENTS[parentId] ?? '',
+      commissions: commissionsOf(category.id),
+      characteristics: category.parameters.map((parameter) => ({
+        id: parameter.id,
+        name: parameter.name,
+        charcType: parameter.valueType === 'NUMBER' || parameter.valueType === 'INTEGER' ? 4 : 1,
+        required: parameter.required,
+        unitName: parameter.unit ?? '',
+        maxCount: parameter.multiValueAllowed ? 0 : 1,
+        popular: parameter.required,
+        ...(parameter.displayType === 'SUGGEST' && {
+          values: (parameter.options ?? []).map((option) => ({ id: option.id, name: option.value })),
+        }),
+        ...(parameter.valueType === 'BOOLEAN' && { values: directory(['yes', 'no']) }),
+      })),
+    };
+  });
+}
+
+function generatedSubject(id: number, name: string, parentId: number): SandboxSubject {
+  const charc = (index: number) => 30_000_000 + id * 100 + index;
+  const characteristics: SandboxCharacteristic[] = [
+    {
+      id: charc(1),
+      name: 'Color',
+      charcType: 1,
+      required: true,
+      unitName: '',
+      maxCount: 5,
+      popular: true,
+      values: directory(COLORS),
+    },
+    {
+      id: charc(2),
+      name: 'Country of manufacture',
+      charcType: 1,
+      required: true,
+      unitName: '',
+      maxCount: 1,
+      popular: false,
+      values: directory(COUNTRIES),
+    },
+    {
+      id: charc(3),
+      name: 'Composition',
+      charcType: 1,
+      required: false,
+      unitName: '',
+      maxCount: 0,
+      popular: true,
+    },
+    {
+      id: charc(4),
+      name: 'Package weight',
+      charcType: 4,
+      required: true,
+      unitName: 'g',
+      maxCount: 1,
+      popular: false,
+    },
+    {
+      id: charc(5),
+      name: 'Length',
+      charcType: 4,
+      required: false,
+      unitName: 'cm',
+      maxCount: 1,
+      popular: false,
+    },
+  ];
+  if (SEASONAL_PARENTS.has(parentId))
+    characteristics.push({
+      id: charc(6),
+      name: 'Season',
+      charcType: 1,
+      required: false,
+      unitName: '',
+      maxCount: 1,
+      popular: false,
+      values: directory(SEASONS),
+    });
+  return {
+    id,
+    name,
+    parentId,
+    parentName: PARENTS[parentId]!,
+    commissions: commissionsOf(id),
+    characteristics,
+  };
+}
+
+function buildSubjects(): SandboxSubject[] {
+  const subjects = sampleSubjects();
+  let id = 3000;
+  for (const [parentId, names] of Object.entries(GENERATED_SUBJECTS))
+    for (const name of names) subjects.push(generatedSubject((id += 7), name, Number(parentId)));
+  return subjects.sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+}
+
+/** Every subject of the sandbox, by name (the content API's order). */
+export const SANDBOX_SUBJECTS: readonly SandboxSubject[] = buildSubjects();
+
+/** The parent categories of the subjects. */
+export const SANDBOX_PARENTS: readonly { id: number; name: string }[] = Object.entries(PARENTS).map(
+  ([id, name]) => ({ id: Number(id), name }),
+);
+
+const subjectById = new Map(SANDBOX_SUBJECTS.map((subject) => [subject.id, subject]));
+const characteristicById = new Map(
+  SANDBOX_SUBJECTS.flatMap((subject) => subject.characteristics.map((charc) => [charc.id, charc] as const)),
+);
+
+/** A subject by id. */
+export function findSubject(id: number): SandboxSubject | undefined {
+  return subjectById.get(id);
+}
+
+/** A characteristic by id (ids are unique across subjects). */
+export function findCharacteristic(id: number): SandboxCharacteristic | undefined {
+  return characteristicById.get(id);
+}
+
+// ---- Accounts ----------------------------------------------------------------------------------------------
+
+/** A product (nm) of an account. Price in roubles. */
+export interface SandboxProduct {
+  nmId: number;
+  subjectId: number;
+  name: string;
+  price: number;
+}
+
+/**
+ * A campaign of an account, mutable by start/pause/stop. `periods` are the UTC days (ms at midnight) when it was
+ * showing: `[from, to]`, `to` null while it still shows.
+ */
+export interface SandboxCampaign {
+  advertId: number;
+  name: string;
+  type: number;
+  status: number;
+  createTime: number;
+  changeTime: number;
+  startTime: number | null;
+  endTime: number | null;
+  dailyBudget: number;
+  paymentType: 'cpm' | 'cpo';
+  /** Bid in roubles: per thousand views (cpm) or per order (cpo). */
+  bid: number;
+  subjectId: number;
+  nms: number[];
+  periods: [number, number | null][];
+  /** Views per product and day at full strength. */
+  reach: number;
+  /** Click-through ratio, 0–1. */
+  clickRatio: number;
+}
+
+/** An account: what one API key sees. */
+export interface SandboxAccount {
+  /** Fingerprint of the key that seeds it. */
+  seed: string;
+  products: Map<number, SandboxProduct>;
+  campaigns: Map<number, SandboxCampaign>;
+  /** Whole roubles. */
+  balance: { balance: number; net: number; bonus: number };
+  nextCampaignId: number;
+}
+
+const TYPE_CODES = [4, 5, 6, 7, 8, 9, 10, 2] as const;
+const STATUS_CODES = [-1, 4, 7, 8, 9, 11, 12, 2] as const;
+const TYPE_WEIGHTS: [number, number][] = [
+  [8, 40],
+  [9, 35],
+  [4, 3],
+  [5, 3],
+  [6, 3],
+  [7, 3],
+  [10, 8],
+  [2, 2],
+];
+const STATUS_WEIGHTS: [number, number][] = [
+  [9, 28],
+  [11, 15],
+  [7, 25],
+  [12, 10],
+  [4, 8],
+  [8, 6],
+  [-1, 5],
+  [2, 3],
+];
+const PLACEMENT: Record<number, string> = {
+  4: 'catalog',
+  5: 'product card',
+  6: 'search',
+  7: 'home page',
+  8: 'auto',
+  9: 'search and catalog',
+  10: 'brand shelf',
+};
+const STYLES = ['basic', 'classic', 'premium', 'eco', 'sport', 'soft', 'compact', 'travel', 'home', 'kids'];
+
+function weighted(random: () => number, weights: [number, number][]): number {
+  let roll = random() * weights.reduce((sum, [, weight]) => sum + weight, 0);
+  for (const [value, weight] of weights) if ((roll -= weight) < 0) return value;
+  return weights[0]![0];
+}
+
+/** UTC midnight of `time`. */
+export function dayOf(time: number): number {
+  return Math.floor(time / DAY_MS) * DAY_MS;
+}
+
+/** Generates the account of the key fingerprint `seed` as it is today (`now`). */
+export function generateAccount(seed: string, now = Date.now()): SandboxAccount {
+  const random = seededRandom('account', seed);
+  const today = dayOf(now);
+  const subjects = Array.from({ length: 14 }, () => pick(random, SANDBOX_SUBJECTS));
+  const products = new Map<number, SandboxProduct>();
+  const productCount = between(random, 150, 200);
+  while (products.size < productCount) {
+    const subject = pick(random, subjects);
+    const nmId = between(random, 10_000_000, 99_000_000);
+    products.set(nmId, {
+      nmId,
+      subjectId: subject.id,
+      name: `${subject.name} ${pick(random, STYLES)} ${pick(random, COLORS)}`,
+      price: between(random, 299, 8999) + pick(random, [0, 0.9, 0.5]),
+    });
+  }
+  const bySubject = new Map<number, SandboxProduct[]>();
+  for (const product of products.values())
+    bySubject.set(product.subjectId, [...(bySubject.get(product.subjectId) ?? []), product]);
+  const productSubjects = [...bySubject.keys()];
+
+  const campaignCount = between(random, 220, 340);
+  const ages = Array.from({ length: campaignCount }, () => between(random, 1, 540)).sort((a, b) => b - a);
+  let advertId = between(random, 5_000_000, 15_000_000);
+  const campaigns = new Map<number, SandboxCampaign>();
+  for (const [index, age] of ages.entries()) {
+    advertId += between(random, 1, 200);
+    // The first eight campaigns cover every type and every status; the others follow realistic weights.
+    const type = index < TYPE_CODES.length ? TYPE_CODES[index]! : weighted(random, TYPE_WEIGHTS);
+    const status = index < STATUS_CODES.length ? STATUS_CODES[index]! : weighted(random, STATUS_WEIGHTS);
+    const subjectId = pick(random, productSubjects);
+    const candidates = bySubject.get(subjectId)!;
+    const nms = [
+      ...new Set(Array.from({ length: between(random, 1, 4) }, () => pick(random, candidates).nmId)),
+    ].sort((a, b) => a - b);
+    const createTime = today - age * DAY_MS + between(random, 0, DAY_MS - 1);
+    const showing = [7, 9, 11, 12].includes(status);
+    const startDay = dayOf(createTime) + between(random, 0, Math.min(3, age - 1)) * DAY_MS;
+    let endTime: number | null = null;
+    let periods: SandboxCampaign['periods'] = [];
+    if (status === 9) periods = [[startDay, null]];
+    if (status === 11)
+      periods = [[startDay, startDay + between(random, 0, (today - startDay) / DAY_MS) * DAY_MS]];
+    if (status === 7 || status === 12) {
+      const endDay = Math.min(startDay + between(random, 5, 90) * DAY_MS, today - DAY_MS);
+      periods = [[startDay, Math.max(startDay, endDay)]];
+      endTime = Math.max(startDay, endDay) + between(random, 0, DAY_MS - 1);
+    }
+    if (status === 8) endTime = createTime + between(random, 1, 72) * 3_600_000;
+    const paymentType = type === 9 && random() < 0.15 ? 'cpo' : 'cpm';
+    const lastChange = periods.at(-1)?.[1] ?? (showing ? startDay : createTime);
+    campaigns.set(advertId, {
+      advertId,
+      name: `${findSubject(subjectId)!.name} — ${PLACEMENT[type] ?? 'campaign'} ${index + 1}`,
+      type,
+      status,
+      createTime,
+      changeTime: Math.max(createTime, lastChange) + between(random, 0, 3_600_000),
+      startTime: showing ? Math.max(createTime, startDay + between(random, 0, DAY_MS - 1)) : null,
+      endTime,
+      dailyBudget: type >= 4 && type <= 7 ? between(random, 5, 50) * 100 : 0,
+      paymentType,
+      bid: paymentType === 'cpo' ? between(random, 40, 400) : between(random, 150, 900),
+      subjectId,
+      nms,
+      periods,
+      reach: between(random, 150, 4000),
+      clickRatio: (between(random, 15, 70) / 10) * 0.01,
+    });
+  }
+  return {
+    seed,
+    products,
+    campaigns,
+    balance: {
+      balance: between(random, 0, 200) * 1000,
+      net: between(random, 5, 150) * 1000,
+      bonus: between(random, 0, 20) * 500,
+    },
+    nextCampaignId: advertId + 1000,
+  };
+}
+
+// ---- Wire renderings ---------------------------------------------------------------------------------------
+
+const iso = (time: number) => new Date(time).toISOString();
+
+/** A campaign as `POST /adv/v1/promotion/adverts` answers it. */
+export function renderCampaign(campaign: SandboxCampaign): WireCampaign {
+  const subject = findSubject(campaign.subjectId)!;
+  const base = {
+    advertId: campaign.advertId,
+    name: campaign.name,
+    type: campaign.type,
+    status: campaign.status,
+    dailyBudget: campaign.dailyBudget,
+    createTime: iso(campaign.createTime),
+    changeTime: iso(campaign.changeTime),
+    ...(campaign.startTime !== null && { startTime: iso(campaign.startTime) }),
+    endTime: campaign.endTime === null ? NO_END_TIME : iso(campaign.endTime),
+    paymentType: campaign.paymentType,
+  };
+  if (campaign.type === 8)
+    return {
+      ...base,
+      autoParams: {
+        subject: { id: subject.id, name: subject.name },
+        active: { carousel: true, recom: true, booster: true },
+        nmCPM: campaign.nms.map((nm) => ({ nm, cpm: campaign.bid })),
+        nms: campaign.nms,
+        cpm: campaign.bid,
+      },
+    };
+  if (campaign.type === 9)
+    return {
+      ...base,
+      searchPluseState: false,
+      unitedParams: [
+        {
+          subject: { id: subject.id, name: subject.name },
+          menus: [{ id: -1, name: '' }],
+          nms: campaign.nms,
+          searchCPM: campaign.bid,
+          catalogCPM: campaign.bid,
+        },
+      ],
+    };
+  return {
+    ...base,
+    params: [
+      {
+        subjectId: subject.id,
+        subjectName: subject.name,
+        price: campaign.bid,
+        active: campaign.status === 9,
+        nms: campaign.nms.map((nm) => ({ nm, active: true })),
+      },
+    ],
+  };
+}
+
+/** Platforms of the statistics and their shares of every counter: site, Android, iOS. */
+const PLATFORMS: [number, number][] = [
+  [1, 0.22],
+  [32, 0.48],
+  [64, 0.3],
+];
+
+interface RawCounters {
+  views: number;
+  clicks: number;
+  /** Kopecks. */
+  sum: number;
+  atbs: number;
+  orders: number;
+  shks: number;
+  /** Kopecks. */
+  sumPrice: number;
+}
+
+const ZERO: RawCounters = { views: 0, clicks: 0, sum: 0, atbs: 0, orders: 0, shks: 0, sumPrice: 0 };
+
+function add(a: RawCounters, b: RawCounters): RawCounters {
+  return {
+    views: a.views + b.views,
+    clicks: a.clicks + b.clicks,
+    sum: a.sum + b.sum,
+    atbs: a.atbs + b.atbs,
+    orders: a.orders + b.orders,
+    shks: a.shks + b.shks,
+    sumPrice: a.sumPrice + b.sumPrice,
+  };
+}
+
+function counters(raw: RawCounters): WireCounters {
+  return {
+    views: raw.views,
+    clicks: raw.clicks,
+    ctr: raw.views === 0 ? 0 : round2((raw.clicks / raw.views) * 100),
+    cpc: raw.clicks === 0 ? 0 : round2(raw.sum / 100 / raw.clicks),
+    sum: raw.sum / 100,
+    atbs: raw.atbs,
+    orders: raw.orders,
+    cr: raw.clicks === 0 ? 0 : round2((raw.orders / raw.clicks) * 100),
+    shks: raw.shks,
+    sum_price: raw.sumPrice / 100,
+  };
+}
+
+/** One product's counters of one day (all platforms), or undefined when it had no views. */
+function productDay(
+  account: SandboxAccount,
+  campaign: SandboxCampaign,
+  product: SandboxProduct,
+  day: number,
+): RawCounters | undefined {
+  const random = seededRandom('statistics', account.seed, campaign.advertId, product.nmId, day);
+  if (random() < 0.08) return undefined;
+  const weekday = new Date(day).getUTCDay();
+  const weekend = weekday === 0 || weekday === 6 ? 1.15 : 1;
+  const views = Math.round(campaign.reach * weekend * (0.6 + random() * 0.8));
+  if (views === 0) return undefined;
+  const clicks = Math.min(views, Math.round(views * campaign.clickRatio * (0.8 + random() * 0.4)));
+  const atbs = Math.round(clicks * (0.06 + random() * 0.08));
+  const orders = Math.min(clicks, Math.round(clicks * (0.02 + random() * 0.04)));
+  const shks = orders + (orders > 0 && random() < 0.2 ? between(random, 1, Math.ceil(orders / 3)) : 0);
+  const priceKopecks = Math.round(product.price * 100);
+  const sum =
+    campaign.paymentType === 'cpo' ? orders * campaign.bid * 100 : Math.round((views * campaign.bid) / 10);
+  return { views, clicks, sum, atbs, orders, shks, sumPrice: shks * priceKopecks };
+}
+
+/**
+ * `total` split by `shares`, each part at most its cap; the remainder goes to the last parts with room
+ * (`total` never exceeds the caps' sum here).
+ */
+function allocate(total: number, shares: number[], caps?: number[]): number[] {
+  const parts = shares.map((share, index) => Math.min(Math.floor(total * share), caps?.[index] ?? Infinity));
+  let rest = total - parts.reduce((sum, part) => sum + part, 0);
+  for (let index = parts.length - 1; rest > 0 && index >= 0; index -= 1) {
+    const added = Math.min((caps?.[index] ?? Infinity) - parts[index]!, rest);
+    parts[index]! += added;
+    rest -= added;
+  }
+  return parts;
+}
+
+/**
+ * `raw` split over the platforms with every relation kept per platform (clicks ≤ views, orders ≤ clicks,
+ * ordered items ≥ orders, orders amount = ordered items × price) and the sums unchanged.
+ */
+function splitOverPlatforms(raw: RawCounters, priceKopecks: number): [number, RawCounters][] {
+  const shares = PLATFORMS.map(([, share]) => share);
+  const views = allocate(raw.views, shares);
+  const clicks = allocate(raw.clicks, shares, views);
+  const orders = allocate(raw.orders, shares, clicks);
+  const extraItems = allocate(raw.shks - raw.orders, shares);
+  const atbs = allocate(raw.atbs, shares);
+  const sum = allocate(raw.sum, shares);
+  return PLATFORMS.map(([appType], index): [number, RawCounters] => {
+    const shks = orders[index]! + extraItems[index]!;
+    return [
+      appType,
+      {
+        views: views[index]!,
+        clicks: clicks[index]!,
+        sum: sum[index]!,
+        atbs: atbs[index]!,
+        orders: orders[index]!,
+        shks,
+        sumPrice: shks * priceKopecks,
+      },
+    ];
+  });
+}
+
+/** Is `day` within one of the campaign's showing periods and the kept window ending `today`? */
+function showingOn(campaign: SandboxCampaign, day: number, today: number): boolean {
+  if (day > today || day <= today - STATISTICS_DAYS * DAY_MS) return false;
+  return campaign.periods.some(([from, to]) => day >= from && day <= (to ?? today));
+}
+
+/**
+ * Statistics of one campaign over the days `begin..end` (UTC midnights) as `POST /adv/v2/fullstats` answers
+ * them, or undefined for a campaign that has none (only statuses 7, 9, 11 and 12 have statistics).
+ */
+export function renderStatistics(
+  account: SandboxAccount,
+  campaign: SandboxCampaign,
+  begin: number,
+  end: number,
+  now = Date.now(),
+): WireCampaignStatistics | undefined {
+  if (![7, 9, 11, 12].includes(campaign.status)) return undefined;
+  const today = dayOf(now);
+  const days: WireDayCounters[] = [];
+  const booster: WireCampaignStatistics['boosterStats'] = [];
+  let total = ZERO;
+  for (let day = begin; day <= end; day += DAY_MS) {
+    if (!showingOn(campaign, day, today)) continue;
+    const platforms = new Map<number, { raw: RawCounters; nm: WireProductCounters[] }>();
+    let dayTotal = ZERO;
+    for (const nmId of campaign.nms) {
+      const product = account.products.get(nmId);
+      const raw = product && productDay(account, campaign, product, day);
+      if (!product || !raw) continue;
+      dayTotal = add(dayTotal, raw);
+      for (const [appType, piece] of splitOverPlatforms(raw, Math.round(product.price * 100))) {
+        const platform = platforms.get(appType) ?? { raw: ZERO, nm: [] };
+        platform.raw = add(platform.raw, piece);
+        platform.nm.push({ ...counters(piece), nmId, name: product.name });
+        platforms.set(appType, platform);
+      }
+      if (campaign.type === 8)
+        booster.push({ date: iso(day), nm: nmId, avg_position: 1 + Math.floor((dayTotal.views % 97) / 2) });
+    }
+    if (dayTotal.views === 0) continue;
+    total = add(total, dayTotal);
+    days.push({
+      ...counters(dayTotal),
+      date: iso(day),
+      apps: [...platforms.entries()].map(([appType, platform]) => ({
+        ...counters(platform.raw),
+        appType,
+        nm: platform.nm,
+      })),
+    });
+  }
+  return {
+    ...counters(total),
+    advertId: campaign.advertId,
+    interval: { begin: iso(begin).slice(0, 10), end: iso(end).slice(0, 10) },
+    days,
+    boosterStats: booster,
+  };
+}

@@ -1,0 +1,446 @@
+/**
+ * The Market1 connector against its sandbox (D10.1, D11.3; P90–P99): every method over real HTTP, the batching
+ * of long id lists and date ranges, the determinism and consistency of the sandbox's data, state changes kept per
+ * key, and the dictionary round trip (connector → admin dictionary load → getParams/fetchOption). Each test uses
+ * its own API key, so tests never see each other's account. Failure handling is in failures.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startMarket1Sandbox,
+  keyFingerprint,
+  type SandboxRequestLog,
+} from '../../src/connectors/market1/sandbox.ts';
+import { Market1Client, market1AccountOf } from '../../src/connectors/market1/client.ts';
+import { Market1ApiError } from '../../src/connectors/market1/errors.ts';
+import {
+  CAMPAIGN_STATUSES,
+  CAMPAIGN_TYPES,
+  type Market1Connector,
+} from '../../src/connectors/market1/connector.ts';
+import type { SandboxServer } from '../../src/connectors/sandboxes.ts';
+import { SANDBOX_SUBJECTS } from '../../src/connectors/market1/sandbox-data.ts';
+import { findPreparedIntegration } from '../../src/modules/accounts/credentials.ts';
+import { useTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
+import { createAccount } from '../helpers/factories.ts';
+import { send } from '../helpers/http.ts';
+
+const DAY_MS = 86_400_000;
+const day = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
+
+let sandbox: SandboxServer;
+const client = new Market1Client({ retry: { backoffMs: 10 } });
+beforeAll(async () => {
+  sandbox = await startMarket1Sandbox({ host: '127.0.0.1', port: 0, rateLimits: 'off' });
+});
+afterAll(async () => {
+  client.close();
+  await sandbox.close();
+});
+
+let t: TestApp;
+useTestApp((app) => void (t = app), {}, { workers: false });
+
+/** A connector for a fresh API key (a fresh sandbox account). */
+function connectorFor(apiKey = `key-${randomUUID()}`): Market1Connector & { apiKey: string } {
+  return Object.assign(client.forAccount({ apiKey, baseUrl: sandbox.url }), { apiKey });
+}
+
+/** The sandbox's log of the requests made with `apiKey`. */
+async function requestsOf(apiKey: string, path?: string): Promise<SandboxRequestLog[]> {
+  const answer = (await (await fetch(`${sandbox.url}/__sandbox/requests`)).json()) as {
+    requests: SandboxRequestLog[];
+  };
+  return answer.requests.filter(
+    (request) => request.key === keyFingerprint(apiKey) && (path === undefined || request.path === path),
+  );
+}
+
+describe('campaigns', () => {
+  it('lists a few hundred campaigns of every type and status, with details fetched 50 ids at a time', async () => {
+    const market1 = connectorFor();
+    const refs = await market1.listCampaignRefs();
+    const campaigns = await market1.listCampaigns();
+    expect(refs.length).toBeGreaterThanOrEqual(200);
+    expect(refs.length).toBeLessThanOrEqual(400);
+    expect(campaigns.map((campaign) => campaign.externalId)).toEqual(refs.map((ref) => ref.externalId));
+    expect(new Set(campaigns.map((campaign) => campaign.type))).toEqual(new Set(CAMPAIGN_TYPES));
+    expect(new Set(campaigns.map((campaign) => campaign.status))).toEqual(new Set(CAMPAIGN_STATUSES));
+
+    for (const campaign of campaigns) {
+      const ref = refs.find((candidate) => candidate.externalId === campaign.externalId)!;
+      expect(ref).toMatchObject({
+        type: campaign.type,
+        status: campaign.status,
+        changeDate: campaign.changeDate,
+      });
+      expect(campaign.name).not.toBe('');
+      expect(campaign.externalProductIds.length).toBeGreaterThan(0);
+      expect(campaign.subject).toMatchObject({
+        id: expect.any(Number) as number,
+        name: expect.any(String) as string,
+      });
+      expect(['CPM', 'CPO']).toContain(campaign.paymentType);
+      expect(campaign.writeOffType).toBeNull();
+      expect(campaign.createDate).toMatch(/Z$/);
+      if (campaign.startDate) expect(campaign.startDate >= campaign.createDate).toBe(true);
+      if (campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') expect(campaign.endDate).toBeNull();
+      if (campaign.status === 'FINISHED') expect(campaign.endDate! >= campaign.startDate!).toBe(true);
+      if (['IN_CATALOG', 'IN_CARD', 'IN_SEARCH', 'IN_MAIN'].includes(campaign.type))
+        expect(campaign.dailyBudget).toBeGreaterThan(0);
+    }
+    const details = await requestsOf(market1.apiKey, '/adv/v1/promotion/adverts');
+    expect(details.map((request) => request.items)).toEqual(
+      Array.from({ length: Math.ceil(refs.length / 50) }, (_, index) =>
+        Math.min(50, refs.length - index * 50),
+      ),
+    );
+  });
+
+  it('reads the details of given ids in batches of 50 and leaves unknown ids out', async () => {
+    const market1 = connectorFor();
+    const ids = (await market1.listCampaignRefs()).slice(0, 110).map((ref) => ref.externalId);
+    const campaigns = await market1.getCampaigns([...ids, ids[0]!, 1, 2]);
+    expect(campaigns.map((campaign) => campaign.externalId)).toEqual(ids);
+    const details = await requestsOf(market1.apiKey, '/adv/v1/promotion/adverts');
+    expect(details.map((request) => request.items)).toEqual([50, 50, 12]);
+  });
+
+  it('is deterministic per key: another sandbox gives the same account, another key a different one', async () => {
+    const apiKey = `key-${randomUUID()}`;
+    const second = await startMarket1Sandbox({ host: '127.0.0.1', port: 0, rateLimits: 'off' });
+    try {
+      const here = client.forAccount({ apiKey, baseUrl: sandbox.url });
+      const there = client.forAccount({ apiKey, baseUrl: second.url });
+      const campaigns = await here.listCampaigns();
+      expect(await there.listCampaigns()).toEqual(campaigns);
+      const request = { externalIds: campaigns.map((c) => c.externalId), dateFrom: day(-20), dateTo: day(0) };
+      const rows = await here.getDailyStatistics(request);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(await there.getDailyStatistics(request)).toEqual(rows);
+      expect(await there.getBalance()).toEqual(await here.getBalance());
+
+      const other = await connectorFor().listCampaigns();
+      expect(other.map((c) => c.externalId)).not.toEqual(campaigns.map((c) => c.externalId));
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('daily statistics', () => {
+  it('has 180 days ending today, consistent numbers, and splits 150 ids × 70 days into 100-id, 31-day requests', async () => {
+    const market1 = connectorFor();
+    const campaigns = await market1.listCampaigns();
+    // The 20 oldest active campaigns (showing since long before the kept window) and a few of each other
+    // status (those that never showed must have no rows).
+    const ids = [
+      ...campaigns.filter((campaign) => campaign.status === 'ACTIVE').slice(0, 20),
+      ...campaigns.filter(
+        (campaign, index) => campaigns.findIndex((other) => other.status === campaign.status) + 3 > index,
+      ),
+    ].map((campaign) => campaign.externalId);
+    const rows = await market1.getDailyStatistics({ externalIds: ids, dateFrom: day(-200), dateTo: day(0) });
+
+    const dates = new Set(rows.map((row) => row.date));
+    expect(dates.size).toBe(180);
+    expect([...dates].sort()).toEqual(Array.from({ length: 180 }, (_, index) => day(index - 179)));
+    const showing = new Set(
+      campaigns
+        .filter((campaign) => ['ACTIVE', 'PAUSED', 'FINISHED', 'ARCHIVED'].includes(campaign.status))
+        .map((campaign) => campaign.externalId),
+    );
+    for (const row of rows) {
+      expect(showing.has(row.campaignExternalId)).toBe(true);
+      const campaign = campaigns.find((candidate) => candidate.externalId === row.campaignExternalId)!;
+      expect(campaign.externalProductIds).toContain(row.externalProductId);
+      expect(row.views).toBeGreaterThan(0);
+      expect(row.clicks).toBeLessThanOrEqual(row.views);
+      expect(row.orders).toBeLessThanOrEqual(row.clicks);
+      expect(row.orderedItems).toBeGreaterThanOrEqual(row.orders);
+      expect(Number(row.expenses.toFixed(2))).toBe(row.expenses);
+      if (row.orderedItems === 0) expect(row.ordersAmount).toBe(0);
+      else expect(row.ordersAmount).toBeGreaterThan(0);
+    }
+    const active = rows.filter(
+      (row) => campaigns.find((c) => c.externalId === row.campaignExternalId)!.status === 'ACTIVE',
+    );
+    expect(active.some((row) => row.date === day(0))).toBe(true);
+    const sorted = [...rows].sort(
+      (a, b) =>
+        a.campaignExternalId - b.campaignExternalId ||
+        a.date.localeCompare(b.date) ||
+        a.externalProductId - b.externalProductId,
+    );
+    expect(rows).toEqual(sorted);
+
+    const apiKey = market1.apiKey;
+    const before = (await requestsOf(apiKey, '/adv/v2/fullstats')).length;
+    // Unknown ids are batched like known ones (the marketplace leaves them out of its answer).
+    const unknownIds = Array.from({ length: 150 }, (_, index) => index + 1);
+    expect(
+      await market1.getDailyStatistics({ externalIds: unknownIds, dateFrom: day(-69), dateTo: day(0) }),
+    ).toEqual([]);
+    const batches = (await requestsOf(apiKey, '/adv/v2/fullstats'))
+      .slice(before)
+      .map((request) => request.items);
+    expect(batches).toEqual([100, 100, 100, 50, 50, 50]);
+  });
+
+  it('sums the marketplace platforms per product to the totals the marketplace reports', async () => {
+    const market1 = connectorFor();
+    const campaign = (await market1.listCampaigns()).find((candidate) => candidate.status === 'ACTIVE')!;
+    const rows = await market1.getDailyStatistics({
+      externalIds: [campaign.externalId],
+      dateFrom: day(-10),
+      dateTo: day(0),
+    });
+    const raw = await fetch(`${sandbox.url}/adv/v2/fullstats`, {
+      method: 'POST',
+      headers: { authorization: market1.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify([{ id: campaign.externalId, interval: { begin: day(-10), end: day(0) } }]),
+    });
+    const [totals] = (await raw.json()) as {
+      views: number;
+      clicks: number;
+      sum: number;
+      sum_price: number;
+      shks: number;
+    }[];
+    const sum = (field: 'views' | 'clicks' | 'orderedItems') =>
+      rows.reduce((total, row) => total + row[field], 0);
+    const money = (field: 'expenses' | 'ordersAmount') =>
+      rows.reduce((total, row) => total + Math.round(row[field] * 100), 0) / 100;
+    expect(sum('views')).toBe(totals!.views);
+    expect(sum('clicks')).toBe(totals!.clicks);
+    expect(sum('orderedItems')).toBe(totals!.shks);
+    expect(money('expenses')).toBe(totals!.sum);
+    expect(money('ordersAmount')).toBe(totals!.sum_price);
+  });
+
+  it('refuses malformed or reversed dates before calling the marketplace', async () => {
+    const market1 = connectorFor();
+    await expect(
+      market1.getDailyStatistics({ externalIds: [1], dateFrom: '2024-02-30', dateTo: '2024-03-01' }),
+    ).rejects.toThrow(RangeError);
+    await expect(
+      market1.getDailyStatistics({ externalIds: [1], dateFrom: '2024-03-02', dateTo: '2024-03-01' }),
+    ).rejects.toThrow(/after/);
+    expect(await requestsOf(market1.apiKey)).toEqual([]);
+  });
+});
+
+describe('balance, status changes and creation', () => {
+  it('starts, pauses and stops campaigns; an impossible change is the marketplace 422 with its message', async () => {
+    const market1 = connectorFor();
+    const campaigns = await market1.listCampaigns();
+    const ready = campaigns.find((campaign) => campaign.status === 'READY')!;
+    await expect(market1.pauseCampaign(ready.externalId)).rejects.toMatchObject({
+      kind: 'api',
+      status: 422,
+      marketplaceMessage: expect.stringMatching(/status not changed/) as string,
+    });
+    await market1.startCampaign(ready.externalId);
+    expect((await market1.getCampaigns([ready.externalId]))[0]).toMatchObject({ status: 'ACTIVE' });
+    await market1.pauseCampaign(ready.externalId);
+    expect(
+      (await market1.listCampaignRefs()).find((ref) => ref.externalId === ready.externalId),
+    ).toMatchObject({
+      status: 'PAUSED',
+    });
+    await market1.stopCampaign(ready.externalId);
+    const [stopped] = await market1.getCampaigns([ready.externalId]);
+    expect(stopped).toMatchObject({ status: 'FINISHED', endDate: expect.stringMatching(/Z$/) as string });
+    await expect(market1.startCampaign(ready.externalId)).rejects.toBeInstanceOf(Market1ApiError);
+    await expect(market1.stopCampaign(1)).rejects.toMatchObject({
+      status: 400,
+      marketplaceMessage: 'invalid campaign id',
+    });
+
+    // Changes are kept per key: another key's account is untouched.
+    expect(
+      (await connectorFor().listCampaignRefs()).some(
+        (ref) => ref.externalId === ready.externalId && ref.status === 'FINISHED',
+      ),
+    ).toBe(false);
+  });
+
+  it('creates an automatic campaign written off from the chosen source, and an auction campaign', async () => {
+    const market1 = connectorFor();
+    const before = await market1.getBalance();
+    expect(Object.values(before).every((value) => Number.isInteger(value) && value >= 0)).toBe(true);
+    const model = (await market1.listCampaigns()).find((campaign) => campaign.type === 'AUTO')!;
+    const auto = await market1.createCampaign({
+      type: 'AUTO',
+      name: 'Summer linen',
+      subjectId: model.subject!.id,
+      externalProductIds: model.externalProductIds,
+      budget: 1000,
+      writeOffType: 'NET',
+      onPause: true,
+      bid: 300,
+    });
+    expect(auto).toMatchObject({
+      name: 'Summer linen',
+      type: 'AUTO',
+      status: 'PAUSED',
+      writeOffType: 'NET',
+      externalProductIds: model.externalProductIds,
+      subject: model.subject,
+      startDate: null,
+    });
+    expect(await market1.getBalance()).toEqual({ ...before, net: before.net - 1000 });
+
+    const auction = await market1.createCampaign({
+      type: 'IN_SEARCH_AND_CATALOG',
+      name: 'Search push',
+      externalProductIds: model.externalProductIds,
+    });
+    expect(auction).toMatchObject({ type: 'IN_SEARCH_AND_CATALOG', status: 'READY', writeOffType: null });
+    expect(auction.externalId).toBeGreaterThan(auto.externalId);
+    expect((await market1.listCampaignRefs()).map((ref) => ref.externalId)).toEqual(
+      expect.arrayContaining([auto.externalId, auction.externalId]),
+    );
+
+    await expect(
+      market1.createCampaign({
+        type: 'AUTO',
+        name: 'Too rich',
+        subjectId: model.subject!.id,
+        externalProductIds: model.externalProductIds,
+        budget: 10_000_000,
+        writeOffType: 'BONUS',
+        onPause: false,
+      }),
+    ).rejects.toMatchObject({
+      kind: 'api',
+      status: 400,
+      marketplaceMessage: expect.stringMatching(/insufficient funds/) as string,
+    });
+    await expect(
+      market1.createCampaign({ type: 'IN_SEARCH_AND_CATALOG', name: 'Foreign', externalProductIds: [1] }),
+    ).rejects.toMatchObject({ marketplaceMessage: "product 1 is not the seller's" });
+  });
+});
+
+describe('subjects, parameters and options', () => {
+  it('searches subjects with their commissions; the tariff report is read once per base URL', async () => {
+    const market1 = connectorFor();
+    const shirts = await market1.searchSubjects('SHIRT', 5);
+    expect(shirts.length).toBeGreaterThan(0);
+    expect(shirts.length).toBeLessThanOrEqual(5);
+    for (const subject of shirts) {
+      expect(subject.name.toLowerCase()).toContain('shirt');
+      expect(subject).toMatchObject({ parentId: 100, parentName: 'Apparel' });
+      expect(subject.fbwCommission).toBeGreaterThan(0);
+      expect(subject.fbsCommission).toBeGreaterThan(subject.fbwCommission!);
+    }
+    expect(await market1.searchSubjects('', 1000)).toHaveLength(SANDBOX_SUBJECTS.length);
+    expect(await market1.searchSubjects('no such subject', 10)).toEqual([]);
+    expect(await market1.listParentCategories()).toContainEqual({ id: 2400, name: 'Home decor' });
+    const tariffRequests = await fetch(`${sandbox.url}/__sandbox/requests`)
+      .then((response) => response.json() as Promise<{ requests: SandboxRequestLog[] }>)
+      .then(({ requests }) => requests.filter((request) => request.path === '/api/v1/tariffs/commission'));
+    expect(tariffRequests.length).toBe(1);
+  });
+
+  it('reads parameters and options in the catalog dictionary shapes', async () => {
+    const market1 = connectorFor();
+    const parameters = await market1.getSubjectParameters(105);
+    expect(parameters[0]).toEqual({
+      id: 14177449,
+      name: 'Color',
+      valueType: 'STRING',
+      multiValueAllowed: true,
+      displayType: 'SUGGEST',
+      required: true,
+      unit: null,
+    });
+    expect(parameters.find((parameter) => parameter.id === 14177455)).toMatchObject({
+      valueType: 'NUMBER',
+      displayType: 'INPUT',
+      unit: 'g',
+    });
+    expect(await market1.getParameterOptions(14177449, 'BL')).toEqual([
+      { id: 1001, value: 'black' },
+      { id: 1007, value: 'blue' },
+    ]);
+    expect(await market1.getParameterOptions(14177449, '', 3)).toHaveLength(3);
+    expect(await market1.getSubjectParameters(999_999)).toEqual([]);
+    await expect(market1.getParameterOptions(14177451)).rejects.toMatchObject({
+      kind: 'api',
+      marketplaceMessage: 'characteristic 14177451 has no directory',
+    });
+  });
+
+  it('reads a dictionary that the admin API loads and getParams/fetchOption then serve', async () => {
+    const market1 = connectorFor();
+    const [shirts] = await market1.searchSubjects('Shirts', 1);
+    const [vases] = await market1.searchSubjects('Vases', 1);
+    const dictionary = await market1.readDictionary([shirts!.id, vases!.id, 999_999]);
+    expect(dictionary.categories.map((category) => [category.id, category.parentId])).toEqual(
+      [
+        [shirts!.id, 100],
+        [vases!.id, 2400],
+      ].sort((a, b) => a[0]! - b[0]!),
+    );
+    const loaded = await t.app.inject({
+      method: 'POST',
+      url: '/admin/dictionaries',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      payload: dictionary,
+    });
+    expect(loaded.statusCode, loaded.body).toBe(200);
+
+    const account = await createAccount(t.runtime);
+    const params = await send(t.app, account.readToken, {
+      method: 'GET',
+      url: '/knowledge/getParams',
+      query: { market2CategoryId: shirts!.id },
+    });
+    expect(params.statusCode, params.body).toBe(200);
+    expect(params.json()).toEqual(
+      dictionary.categories
+        .find((c) => c.id === shirts!.id)!
+        .parameters.map(({ options: _options, ...definition }) => definition),
+    );
+    const color = dictionary.categories[0]!.parameters.find((parameter) => parameter.name === 'Color')!;
+    const options = await send(t.app, account.readToken, {
+      method: 'GET',
+      url: '/option/fetchOption',
+      query: { paramId: color.id, query: 'gre', limit: 5 },
+    });
+    expect(options.json()).toEqual([
+      { id: 1002, value: 'grey' },
+      { id: 1006, value: 'green' },
+    ]);
+  });
+});
+
+describe('prepared integration', () => {
+  it("reaches the sandbox with the organization's sealed key at its baseUrl, or at MARKET1_API_URL", async () => {
+    const account = await createAccount(t.runtime);
+    const apiKey = `key-${randomUUID()}`;
+    const saved = await t.app.inject({
+      method: 'POST',
+      url: `/admin/organizations/${account.organizationId}/integrations`,
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      payload: { service: 'SERVICE_01', apiKey, baseUrl: sandbox.url },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.body).not.toContain(apiKey);
+    const integration = await findPreparedIntegration(
+      t.runtime.database.db,
+      t.runtime.secrets,
+      account.clientId,
+      account.organizationId,
+      'SERVICE_01',
+    );
+    const viaIntegration = client.forAccount(market1AccountOf(integration!, { market1ApiUrl: undefined }));
+    const viaSetting = client.forAccount(
+      market1AccountOf({ ...integration!, baseUrl: null }, { market1ApiUrl: sandbox.url }),
+    );
+    expect(await viaIntegration.getBalance()).toEqual(await viaSetting.getBalance());
+    expect(await viaIntegration.getBalance()).toEqual(await connectorFor(apiKey).getBalance());
+  });
+});
