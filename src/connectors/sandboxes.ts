@@ -10,6 +10,8 @@
  * - tests, which start the ones they need through `startSandbox`.
  */
 import type { Config } from '../config.ts';
+import { providerASandbox } from './cash-register/provider-a/sandbox.ts';
+import { providerBSandbox } from './cash-register/provider-b/sandbox.ts';
 
 /** A running sandbox server. */
 export interface SandboxServer {
@@ -37,7 +39,7 @@ export interface SandboxDefinition {
 }
 
 /** Every sandbox of the project, in start order. */
-export const SANDBOXES: readonly SandboxDefinition[] = [];
+export const SANDBOXES: readonly SandboxDefinition[] = [providerASandbox, providerBSandbox];
 
 /**
  * Starts the sandbox named `name` on a free loopback port.
