@@ -85,23 +85,24 @@ export class JobQueue {
     for (const job of jobs) await ensureQueue(this.boss, job.name);
   }
 
-  /** Starts one worker per job in this process. */
+  /**
+   * Starts one worker per job in this process. A worker that fetched a full batch fetches again at once (more may
+   * be waiting) instead of sleeping until its next poll.
+   */
   async startWorkers(jobs: JobDefinition<never>[]): Promise<void> {
     for (const job of jobs) {
       const perform = job.perform as (payload: object, run: JobRun) => Promise<void>;
-      this.workerIds.push(
-        await this.boss.work<object>(
-          job.name,
-          {
-            batchSize: job.batchSize ?? 1,
-            pollingIntervalSeconds: this.pollingIntervalSeconds,
-            includeMetadata: true,
-          },
-          async (batch) => {
-            for (const item of batch) await perform(item.data, { id: item.id, retryCount: item.retryCount });
-          },
-        ),
+      const batchSize = job.batchSize ?? 1;
+      let workerId = '';
+      workerId = await this.boss.work<object>(
+        job.name,
+        { batchSize, pollingIntervalSeconds: this.pollingIntervalSeconds, includeMetadata: true },
+        async (batch) => {
+          for (const item of batch) await perform(item.data, { id: item.id, retryCount: item.retryCount });
+          if (batch.length >= batchSize) this.boss.notifyWorker(workerId);
+        },
       );
+      this.workerIds.push(workerId);
     }
   }
 
