@@ -12,6 +12,7 @@
  * - `DELETE /__sandbox/faults`: normal answers again.
  * - `POST /__sandbox/settings` `{processingMs?, tokenTtlMs?}`: fiscalisation time and token lifetime.
  * - `GET /__sandbox/receipts`: every registered receipt with its registration and fiscalisation counts.
+ * - `GET /__sandbox/tokens` (provider A): tokens issued and requests refused for their token.
  * - `GET /receipt/{id}`: the fiscal document of a completed receipt (the `fnsUrl` of sandbox receipts).
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -196,8 +197,8 @@ export class SandboxLedger {
     document.fiscalisations += 1;
     document.fiscal = {
       fiscalDocumentNumber: this.documentNumber,
-      // ФПД is a 10-digit number derived from the document.
-      fiscalDocumentAttribute: String(attribute.readUInt32BE(0)).padStart(10, '0'),
+      // ФПД: a number of up to 10 digits derived from the document.
+      fiscalDocumentAttribute: String(attribute.readUInt32BE(0)),
       fiscalStorageNumber: FISCAL_STORAGE_NUMBER,
       shiftNumber: 1,
       registeredAt: new Date(),

@@ -29,16 +29,22 @@ const SETTLED: ReadonlySet<ReceiptStatus> = new Set(['COMPLETED', 'FAILED', 'CAN
 /** COMPLETED, FAILED and CANCELLED are final: no answer changes them (P74). */
 export const isSettled = (status: ReceiptStatus): boolean => SETTLED.has(status);
 
-/** The changes `outcome` makes to `row`, or undefined when it changes nothing (P74, P75). */
+/**
+ * The changes `outcome` makes to `row`, or undefined when it changes nothing (P74, P75). `basis` is the status
+ * the exchange started from: a failed exchange that another one overtook (the status moved on) records nothing.
+ */
 export function outcomeChanges(
   row: ReceiptRow,
   outcome: ProviderOutcome,
+  basis: ReceiptStatus = row.status,
 ): Updateable<ReceiptTable> | undefined {
   if (isSettled(row.status)) return undefined;
   switch (outcome.kind) {
     case 'unavailable':
       // The receipt stays as it is; the message says why the last exchange failed (it is retried).
-      return row.error_message === outcome.message ? undefined : { error_message: outcome.message };
+      return row.status !== basis || row.error_message === outcome.message
+        ? undefined
+        : { error_message: outcome.message };
     case 'pending':
       return row.status === 'PENDING' &&
         row.external_receipt_id === outcome.providerReceiptId &&
@@ -156,23 +162,27 @@ export class ReceiptExchange {
     return this.exchange(row, settings.account);
   }
 
-  /** Applies `outcome` and `extra` to the locked receipt `locked` inside `trx`; returns the receipt as stored. */
+  /**
+   * Applies `outcome` of an exchange about `basis` (the receipt as the exchange saw it) and `extra` to the locked
+   * receipt `locked` inside `trx`; returns the receipt as stored.
+   */
   async apply(
     trx: Transaction<DB>,
     locked: ReceiptRow,
+    basis: ReceiptRow,
     outcome: ProviderOutcome,
     extra: Updateable<ReceiptTable> = {},
   ): Promise<ReceiptRow> {
-    const changes = { ...outcomeChanges(locked, outcome), ...extra };
+    const changes = { ...outcomeChanges(locked, outcome, basis.status), ...extra };
     return Object.keys(changes).length === 0 ? locked : receiptRepository.update(trx, locked.id, changes);
   }
 
-  /** Records `outcome` for receipt `id` in its own transaction; returns the receipt as stored. */
-  record(id: number, outcome: ProviderOutcome): Promise<ReceiptRow> {
+  /** Records `outcome` of an exchange about `basis` in its own transaction; returns the receipt as stored. */
+  record(basis: ReceiptRow, outcome: ProviderOutcome): Promise<ReceiptRow> {
     return this.changes.run(async (trx) => {
-      const locked = await receiptRepository.lock(trx, id);
-      if (!locked) throw new Error(`receipt ${id} disappeared`);
-      return this.apply(trx, locked, outcome);
+      const locked = await receiptRepository.lock(trx, basis.id);
+      if (!locked) throw new Error(`receipt ${basis.id} disappeared`);
+      return this.apply(trx, locked, basis, outcome);
     });
   }
 }

@@ -73,7 +73,9 @@ export class ReceiptRefresh {
     await this.deps.changes.run(async (trx) => {
       const locked = await receiptRepository.lock(trx, receiptId);
       if (!locked || locked.refresh_attempts !== attempt) return;
-      const stored = await this.deps.exchange.apply(trx, locked, outcome, { refresh_attempts: attempt + 1 });
+      const stored = await this.deps.exchange.apply(trx, locked, row, outcome, {
+        refresh_attempts: attempt + 1,
+      });
       if (!isSettled(stored.status)) await this.schedule(trx, receiptId, attempt + 1);
     });
   }

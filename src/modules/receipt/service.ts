@@ -117,7 +117,7 @@ export class ReceiptService {
         throw error;
       });
     const outcome = await this.exchange.exchange(row, settings.account);
-    return presentReceipt(await this.exchange.record(row.id, outcome));
+    return presentReceipt(await this.exchange.record(row, outcome));
   }
 
   /**
@@ -134,7 +134,7 @@ export class ReceiptService {
     if (!settings || settings.service !== row.cash_register_service)
       throw new AppError('error_cash_register_not_configured', { organizationId: row.organization_id });
     const outcome = await this.exchange.exchange(row, settings.account);
-    const stored = await this.exchange.record(row.id, outcome);
+    const stored = await this.exchange.record(row, outcome);
     if (outcome.kind === 'unavailable' && !isSettled(stored.status))
       throw new AppError(
         'error_cash_register_unavailable',

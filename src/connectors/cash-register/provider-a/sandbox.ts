@@ -113,10 +113,12 @@ function report(request: FastifyRequest, document: SandboxDocument, groupCode: s
   }
 }
 
-/** Provider A's routes over `ledger`. */
+/** Provider A's routes over `ledger`, plus `GET /__sandbox/tokens` (tokens issued, requests refused for their token). */
 function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
   const tokens = new Map<string, { login: string; expiresAt: number }>();
   const operations = new Set(Object.values(OPERATIONS));
+  const counts = { issued: 0, refused: 0 };
+  app.get('/__sandbox/tokens', async () => counts);
 
   /** The login of the request's token, or an answer of error 10 / 11 sent on `reply`. */
   const authorize = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
@@ -128,6 +130,7 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
     const session = tokens.get(token);
     if (!session || session.expiresAt <= Date.now()) {
       tokens.delete(token);
+      counts.refused += 1;
       void reply
         .code(401)
         .send(protocolError(ERROR_CODES.expiredToken, 'The token does not exist or expired'));
@@ -147,6 +150,7 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
         .code(401)
         .send({ token: null, ...protocolError(ERROR_CODES.wrongCredentials, 'Wrong login or password') });
     const token = randomUUID().replaceAll('-', '');
+    counts.issued += 1;
     tokens.set(token, { login: body.login, expiresAt: Date.now() + ledger.tokenTtlMs });
     return { token, error: null, timestamp: now() };
   });
