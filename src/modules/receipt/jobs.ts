@@ -25,6 +25,8 @@ export interface ReceiptRefreshPayload {
 
 /** Jobs fetched per poll by one worker (run one after another). */
 const BATCH_SIZE = 10;
+/** Workers per process: most of a refresh is waiting for the provider, so several run at once. */
+const WORKERS = 4;
 
 /** Delay before refresh number `attempt` (from 0), in ms: that entry of the schedule, the last one repeating. */
 export function refreshDelayMs(schedule: readonly number[], attempt: number): number {
@@ -55,6 +57,7 @@ export class ReceiptRefresh {
       backoffSeconds: 2,
       expireSeconds: Math.ceil((BATCH_SIZE * 3 * deps.timeoutMs) / 1000) + 30,
       batchSize: BATCH_SIZE,
+      workers: WORKERS,
       perform: (payload) => this.perform(payload),
     });
   }
