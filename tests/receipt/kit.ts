@@ -108,7 +108,7 @@ export function useReceiptApp(
   return context;
 }
 
-/** Sets an organization's cash register through the admin API (D1.4). */
+/** Sets an organization's cash register through the admin API (D1.4); returns the settings it answers. */
 export async function configureCashRegister(
   app: FastifyInstance,
   organizationId: number,
@@ -119,7 +119,7 @@ export async function configureCashRegister(
     password?: string;
     groupCode?: string;
   },
-): Promise<void> {
+): Promise<Record<string, unknown>> {
   const response = await app.inject({
     method: 'POST',
     url: `/admin/organizations/${organizationId}/cash-register`,
@@ -127,6 +127,7 @@ export async function configureCashRegister(
     payload: { login: 'shop', password: SANDBOX_PASSWORD, ...settings },
   });
   expect(response.statusCode, response.body).toBe(200);
+  return response.json<Record<string, unknown>>();
 }
 
 /** A fresh account whose organization uses the sandbox of `service`. */

@@ -185,10 +185,17 @@ describe('provider specifics', () => {
     const account = await receiptAccount(context, 'CASH_REGISTER_A');
     const order = await createDocument(app(), account);
     const first = await newReceipt(app(), account.writeToken, order.id, 'EXPENSE');
-    await configureCashRegister(app(), account.organizationId, {
+    const settings = await configureCashRegister(app(), account.organizationId, {
       service: 'CASH_REGISTER_A',
       baseUrl: sandbox.url,
       login: 'shop',
+      groupCode: 'shop-group-7',
+    });
+    expect(settings).toEqual({
+      organizationId: account.organizationId,
+      service: 'CASH_REGISTER_A',
+      login: 'shop',
+      baseUrl: sandbox.url,
       groupCode: 'shop-group-7',
     });
     const second = await newReceipt(app(), account.writeToken, order.id);
