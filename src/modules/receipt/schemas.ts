@@ -54,5 +54,7 @@ export const ReceiptCreateQuery = Type.Object({
 });
 export type ReceiptCreateQuery = Static<typeof ReceiptCreateQuery>;
 
+/** Path of the operations on a document's receipts. */
 export const OrderParams = Type.Object({ orderId: Int64String });
+/** Path of the operations on one receipt. */
 export const ReceiptParams = Type.Object({ receiptId: Int64String });

@@ -11,6 +11,7 @@ import type {
 export const RECEIPT_STATUSES = ['CREATED', 'PENDING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type ReceiptStatus = (typeof RECEIPT_STATUSES)[number];
 
+/** A fiscal receipt of a receiving document (money numeric(16,2), times UTC). */
 export interface ReceiptTable {
   id: Generated<number>;
   client_id: number;
