@@ -17,6 +17,7 @@ import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchCatalog } from './catalog.ts';
 import { benchInbound } from './inbound.ts';
+import { benchReceipts } from './receipts.ts';
 import {
   liveServers,
   startService,
@@ -118,7 +119,11 @@ async function main(): Promise<void> {
       ...credentials,
     };
 
-    const parts: BenchPartResult[] = [await benchInbound(context, log), await benchCatalog(context, log)];
+    const parts: BenchPartResult[] = [
+      await benchInbound(context, log),
+      await benchCatalog(context, log),
+      await benchReceipts(context, log),
+    ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);
 

@@ -65,6 +65,18 @@ export interface Config {
   bodyLimitBytes: number;
   /** Size of the PostgreSQL connection pool (`DATABASE_POOL_SIZE`, default 10). */
   databasePoolSize: number;
+  /**
+   * Time limit of one HTTP exchange with a cash-register provider, in ms (`CASH_REGISTER_TIMEOUT_MS`, default
+   * 10000). A request that gets no answer in time leaves the receipt as it is, to be refreshed (P75).
+   */
+  cashRegisterTimeoutMs: number;
+  /**
+   * Delays in seconds before each background refresh of a receipt that is not settled yet
+   * (`RECEIPT_REFRESH_SCHEDULE`, comma-separated, decimals allowed; default `1,2,5,10,30,60,120,300,600,1800,3600`).
+   * The first delay counts from the receipt's commit; after the last one that delay repeats until the receipt is
+   * COMPLETED, FAILED or CANCELLED (P76).
+   */
+  receiptRefreshSchedule: number[];
 }
 
 function flag(value: string | undefined): boolean | undefined {
@@ -126,5 +138,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
+    cashRegisterTimeoutMs: Math.max(
+      1,
+      integer('CASH_REGISTER_TIMEOUT_MS', env.CASH_REGISTER_TIMEOUT_MS, 10_000),
+    ),
+    receiptRefreshSchedule: seconds(
+      'RECEIPT_REFRESH_SCHEDULE',
+      env.RECEIPT_REFRESH_SCHEDULE,
+      [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    ),
   };
 }

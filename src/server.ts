@@ -13,6 +13,8 @@ import { openRuntime, type Runtime } from './runtime.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
 import { startMissingSandboxes, type SandboxServer } from './connectors/sandboxes.ts';
 import { AccountService } from './modules/accounts/service.ts';
+import { providerASandbox } from './connectors/cash-register/provider-a/sandbox.ts';
+import { SANDBOX_PASSWORD } from './connectors/cash-register/sandbox-kit.ts';
 
 /** A database URL and how to release it. */
 export interface ResolvedDatabase {
@@ -63,12 +65,19 @@ export async function startService(givenConfig: Config): Promise<RunningService>
     runtime = await openRuntime(config, databaseUrl);
     runtime.onClose(async () => void (await closeSandboxes()));
     if (config.seedDemo) {
-      const demo = await new AccountService(runtime.database.db, runtime.secrets).seedDemoAccount(
-        config.dataDir,
-      );
+      const accounts = new AccountService(runtime.database.db, runtime.secrets);
+      const demo = await accounts.seedDemoAccount(config.dataDir);
       if (demo) {
         // The demo account gets the sample marketplace dictionaries (D11.3) until a refresh replaces them.
         await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));
+        // ... and, when this process serves provider A's sandbox, an account there, so receipts work out of
+        // the box (P77); without baseUrl it follows the sandbox to whatever port it gets on each start.
+        if (sandboxes.some((server) => server.name === providerASandbox.name))
+          await accounts.setCashRegister(demo.organizationId, {
+            service: 'CASH_REGISTER_A',
+            login: 'demo',
+            password: SANDBOX_PASSWORD,
+          });
         printDemoCredentials(demo, config.dataDir);
       }
     }

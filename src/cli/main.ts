@@ -279,6 +279,7 @@ program
   .requiredOption('--login <login>', 'provider login')
   .requiredOption('--password <password>', 'provider password')
   .option('--base-url <url>', 'provider address; default CASH_REGISTER_A_URL / _B_URL or the sandbox')
+  .option('--group-code <code>', 'CASH_REGISTER_A: group of cash registers; default the login')
   .action(
     accountCommand(
       (
@@ -289,6 +290,7 @@ program
           login: string;
           password: string;
           baseUrl?: string;
+          groupCode?: string;
         },
       ) => accounts.setCashRegister(id(options.organization), options),
     ),

@@ -11,6 +11,8 @@
  */
 import type { Config } from '../config.ts';
 import { market1Sandbox } from './market1/sandbox.ts';
+import { providerASandbox } from './cash-register/provider-a/sandbox.ts';
+import { providerBSandbox } from './cash-register/provider-b/sandbox.ts';
 
 /** A running sandbox server. */
 export interface SandboxServer {
@@ -38,7 +40,7 @@ export interface SandboxDefinition {
 }
 
 /** Every sandbox of the project, in start order. */
-export const SANDBOXES: readonly SandboxDefinition[] = [market1Sandbox];
+export const SANDBOXES: readonly SandboxDefinition[] = [providerASandbox, providerBSandbox, market1Sandbox];
 
 /**
  * Starts the sandbox named `name` on a free loopback port.

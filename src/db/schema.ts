@@ -68,6 +68,8 @@ export interface CashRegisterSettingTable {
   login: string;
   password: string;
   base_url: string | null;
+  /** CASH_REGISTER_A's group of cash registers (migration 0008, P72); null = the login. */
+  group_code: string | null;
   created_at: CreatedAt;
 }
 

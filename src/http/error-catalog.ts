@@ -183,8 +183,8 @@ export const errorCatalog = {
   },
   error_receipt_already_exists: {
     status: 400,
-    ru: 'У документа уже есть действующий чек прихода',
-    en: 'The document already has a live INCOME receipt',
+    ru: 'У документа уже есть действующий чек {receiptType}',
+    en: 'The document already has a live {receiptType} receipt',
   },
   error_receipt_refund_not_allowed: {
     status: 400,

@@ -30,8 +30,10 @@ export interface JobDefinition<P extends object = object> {
    * safe to run again after a crash at any point (idempotent).
    */
   expireSeconds: number;
-  /** Jobs fetched per poll by one worker (default 1). */
+  /** Jobs fetched per poll by one worker (default 1); a worker runs them one after another. */
   batchSize?: number;
+  /** Workers of this job in each process (default 1), each fetching its own batches. */
+  workers?: number;
   /** Runs the job; a throw (or an expiry) schedules a retry while attempts remain. */
   perform: (payload: P, run: JobRun) => Promise<void>;
 }
@@ -85,23 +87,26 @@ export class JobQueue {
     for (const job of jobs) await ensureQueue(this.boss, job.name);
   }
 
-  /** Starts one worker per job in this process. */
+  /**
+   * Starts one worker per job in this process. A worker that fetched a full batch fetches again at once (more may
+   * be waiting) instead of sleeping until its next poll.
+   */
   async startWorkers(jobs: JobDefinition<never>[]): Promise<void> {
     for (const job of jobs) {
       const perform = job.perform as (payload: object, run: JobRun) => Promise<void>;
-      this.workerIds.push(
-        await this.boss.work<object>(
+      const batchSize = job.batchSize ?? 1;
+      for (let worker = 0; worker < (job.workers ?? 1); worker++) {
+        let workerId = '';
+        workerId = await this.boss.work<object>(
           job.name,
-          {
-            batchSize: job.batchSize ?? 1,
-            pollingIntervalSeconds: this.pollingIntervalSeconds,
-            includeMetadata: true,
-          },
+          { batchSize, pollingIntervalSeconds: this.pollingIntervalSeconds, includeMetadata: true },
           async (batch) => {
             for (const item of batch) await perform(item.data, { id: item.id, retryCount: item.retryCount });
+            if (batch.length >= batchSize) this.boss.notifyWorker(workerId);
           },
-        ),
-      );
+        );
+        this.workerIds.push(workerId);
+      }
     }
   }
 

@@ -9,6 +9,7 @@ import { healthRoutes } from './health/routes.ts';
 import { createCatalogGroups } from './catalog/group.ts';
 import { createInboundGroup } from './inbound/group.ts';
 import { createKeywordGroup } from './keyword/group.ts';
+import { createReceiptGroup } from './receipt/group.ts';
 import { createTagGroup } from './tag/group.ts';
 import { createWebhookGroup } from './webhook/group.ts';
 
@@ -22,6 +23,7 @@ export function createGroups(runtime: Runtime): ResourceGroup[] {
     ...createCatalogGroups(runtime),
     createKeywordGroup(runtime),
     createTagGroup(runtime),
+    createReceiptGroup(runtime),
   ];
 }
 

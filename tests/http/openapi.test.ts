@@ -78,6 +78,10 @@ const operations = [
   ['get', '/api/tag'],
   ['put', '/api/tag/{tagId}'],
   ['delete', '/api/tag/{tagId}'],
+  ['get', '/api/receipt/order/{orderId}'],
+  ['post', '/api/receipt/order/{orderId}'],
+  ['get', '/api/receipt/{receiptId}'],
+  ['get', '/api/receipt/{receiptId}/update'],
 ] as const;
 
 describe('GET /openapi.json', () => {

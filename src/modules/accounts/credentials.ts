@@ -24,6 +24,8 @@ export interface CashRegisterCredentials {
   password: string;
   /** The provider's base URL; null = the service default (CASH_REGISTER_A_URL / _B_URL or the sandbox). */
   baseUrl: string | null;
+  /** CASH_REGISTER_A's group of cash registers; null = the login (P72). */
+  groupCode: string | null;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function findCashRegister(
 ): Promise<CashRegisterCredentials | undefined> {
   const row = await db
     .selectFrom('cash_register_setting')
-    .select(['organization_id', 'service', 'login', 'password', 'base_url'])
+    .select(['organization_id', 'service', 'login', 'password', 'base_url', 'group_code'])
     .where('client_id', '=', clientId)
     .where('organization_id', '=', organizationId)
     .executeTakeFirst();
@@ -76,5 +78,6 @@ export async function findCashRegister(
     login: row.login,
     password: secrets.open(row.password),
     baseUrl: row.base_url,
+    groupCode: row.group_code,
   };
 }

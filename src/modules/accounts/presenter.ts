@@ -42,4 +42,5 @@ export const presentCashRegister = (row: Selectable<CashRegisterSettingTable>): 
   service: row.service,
   login: row.login,
   baseUrl: row.base_url,
+  groupCode: row.group_code,
 });

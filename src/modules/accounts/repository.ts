@@ -86,7 +86,10 @@ export const integrationRepository = {
 
 /** Cash-register settings: one per organization, replaced on repeat. */
 export const cashRegisterRepository = {
-  upsert: (db: Kysely<DB>, values: Insertable<CashRegisterSettingTable> & { base_url: string | null }) =>
+  upsert: (
+    db: Kysely<DB>,
+    values: Insertable<CashRegisterSettingTable> & { base_url: string | null; group_code: string | null },
+  ) =>
     db
       .insertInto('cash_register_setting')
       .values(values)
@@ -96,6 +99,7 @@ export const cashRegisterRepository = {
           login: values.login,
           password: values.password,
           base_url: values.base_url,
+          group_code: values.group_code,
         }),
       )
       .returningAll()

@@ -87,6 +87,15 @@ export const CashRegisterBody = Type.Object({
   login: Type.String({ minLength: 1, maxLength: 200 }),
   password: Type.String({ minLength: 1, maxLength: 4096 }),
   baseUrl: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
+  groupCode: Type.Optional(
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'CASH_REGISTER_A: the group of cash registers receipts go to; unset = the login (P72)',
+      }),
+    ),
+  ),
 });
 export type CashRegisterBody = Static<typeof CashRegisterBody>;
 
@@ -95,6 +104,7 @@ export const CashRegister = Type.Object({
   service: Type.String(),
   login: Type.String(),
   baseUrl: Nullable(Type.String()),
+  groupCode: Nullable(Type.String()),
 });
 export type CashRegister = Static<typeof CashRegister>;
 

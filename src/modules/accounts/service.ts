@@ -158,6 +158,7 @@ export class AccountService {
       login: body.login,
       password: this.secrets.seal(body.password),
       base_url: body.baseUrl ?? null,
+      group_code: body.groupCode ?? null,
     });
     return presentCashRegister(row);
   }

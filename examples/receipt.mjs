@@ -1,0 +1,169 @@
+/**
+ * A fiscal receipt for a receiving document, as spec §4.3 and decision D8 describe it (plain Node ≥ 20, global
+ * fetch, no dependencies):
+ *
+ *   1. find or create the catalog products (positions reference catalog products);
+ *   2. create a receiving document with two positions;
+ *   3. create its INCOME receipt (`POST /api/receipt/order/{orderId}`): the service commits it and sends it to
+ *      the organization's cash-register provider;
+ *   4. refresh it (`GET /api/receipt/{id}/update`) until it is COMPLETED, and print its fiscal data.
+ *
+ * Environment: SELLER_OPS_URL (default http://127.0.0.1:8080), SELLER_OPS_TOKEN and SELLER_OPS_ORGANIZATION_ID;
+ * without a token, the demo credentials of a local service are read from `${DATA_DIR:-./data}/demo-credentials.json`.
+ * The demo organization of `npm start` is configured with provider A's sandbox, so this works out of the box.
+ *
+ * Run:  node examples/receipt.mjs      (exit status 0 when the receipt was completed)
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const baseUrl = (process.env.SELLER_OPS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const ARTICLE = 'RCPT-MUG';
+const money = (value) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+await waitUntilReady();
+const { token, organizationId } = await loadCredentials();
+
+console.log(`Fiscal receipt at ${baseUrl}`);
+
+// 1. The catalog products: the model with the article, else a new one with two sizes.
+const [existing] = (await api('GET', `/api/product/find?article=${ARTICLE}&limit=1`)).rows;
+const model = existing
+  ? await api('GET', `/api/model/${existing.modelId}`)
+  : await api('POST', '/api/model', {
+      article: ARTICLE,
+      title: 'Ceramic mug',
+      brandId: (await findOrCreate('brand', 'Northwind Kitchen')).id,
+      categoryId: (await findOrCreate('category', 'Mugs')).id,
+      organizationId,
+      views: [
+        {
+          color: 'white',
+          sizes: [
+            { name: 'Ceramic mug, white, 300 ml', size: '300 ml' },
+            { name: 'Ceramic mug, white, 450 ml', size: '450 ml' },
+          ],
+        },
+      ],
+    });
+const [small, large] = model.views[0].sizes;
+console.log(
+  `1. products of model #${model.id} ${ARTICLE}: #${small.id} ${small.size}, #${large.id} ${large.size}`,
+);
+
+// 2. The receiving document.
+const order = await api('POST', '/api/inbound/', {
+  organizationId,
+  type: 'INCOME',
+  name: 'Mugs from the supplier, invoice 24-1107',
+  products: [
+    { productId: small.id, quantity: 12, price: 249.9 },
+    { productId: large.id, quantity: 8, price: 319.5 },
+  ],
+});
+console.log(
+  `2. receiving document #${order.id}: ${order.products.length} positions, ${order.totalQuantity} pcs for ${money(order.totalPrice)}`,
+);
+
+// 3. The receipt: committed first, then sent to the provider.
+const created = await api('POST', `/api/receipt/order/${order.id}`);
+console.log(
+  `3. receipt #${created.id} ${created.receiptType} for ${money(created.totalAmount)}: ${created.status} at ${created.cashRegisterService}`,
+);
+
+// 4. Refresh until the provider has fiscalised it (a 503 means the provider is unavailable: try again).
+let receipt = created;
+let refreshes = 0;
+const deadline = Date.now() + 60_000;
+while (receipt.status === 'CREATED' || receipt.status === 'PENDING') {
+  if (Date.now() > deadline) fail(`receipt #${receipt.id} is still ${receipt.status} after 60 s`);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  refreshes += 1;
+  const response = await fetch(`${baseUrl}/api/receipt/${receipt.id}/update`, {
+    headers: { authorization: token },
+  });
+  if (response.status === 503) continue;
+  if (!response.ok)
+    fail(`GET /api/receipt/${receipt.id}/update → ${response.status} ${await response.text()}`);
+  receipt = await response.json();
+}
+if (receipt.status !== 'COMPLETED')
+  fail(`receipt #${receipt.id} is ${receipt.status}: ${receipt.errorMessage}`);
+console.log(`4. ${receipt.status} after ${refreshes} refresh${refreshes === 1 ? '' : 'es'}`);
+for (const [label, value] of [
+  ['fiscal document number (ФД)', receipt.fiscalNumber],
+  ['fiscal document attribute (ФПД)', receipt.fiscalDocumentAttribute],
+  ['fiscal storage number (ФН)', receipt.fiscalStorageNumber],
+  ['provider receipt id', receipt.externalReceiptId],
+  ['completed', receipt.completedDate],
+  ['check it at', receipt.fnsUrl],
+])
+  console.log(`   ${label.padEnd(32)} ${value}`);
+
+/** Finds a brand or category by exact name (case-insensitive), or creates it. */
+async function findOrCreate(kind, name) {
+  const found = await api('GET', `/api/${kind}/find?query=${encodeURIComponent(name)}&limit=500`);
+  return (
+    found.rows.find((row) => row.name.toLowerCase() === name.toLowerCase()) ??
+    api('POST', `/api/${kind}`, { name })
+  );
+}
+
+/** Waits up to 60 s for `GET /ready`. */
+async function waitUntilReady() {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${baseUrl}/ready`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  fail(`the service at ${baseUrl} did not become ready within 60 s`);
+}
+
+/** Calls the API; returns the parsed JSON body; exits on any error. */
+async function api(method, pathAndQuery, body) {
+  let response;
+  try {
+    response = await fetch(baseUrl + pathAndQuery, {
+      method,
+      headers: {
+        authorization: token,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    fail(`${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.message})`);
+  }
+  const text = await response.text();
+  const parsed = text === '' ? undefined : JSON.parse(text);
+  if (!response.ok)
+    fail(
+      `${method} ${pathAndQuery} → ${response.status} ${parsed?.error ?? ''}: ${parsed?.localMessage ?? text} ${JSON.stringify(parsed?.params ?? {})}`,
+    );
+  return parsed;
+}
+
+/** Token and organization from the environment, else from a local service's demo credentials. */
+async function loadCredentials() {
+  if (process.env.SELLER_OPS_TOKEN) {
+    const id = Number(process.env.SELLER_OPS_ORGANIZATION_ID);
+    if (!Number.isSafeInteger(id) || id <= 0) fail('set SELLER_OPS_ORGANIZATION_ID with SELLER_OPS_TOKEN');
+    return { token: process.env.SELLER_OPS_TOKEN, organizationId: id };
+  }
+  const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
+  try {
+    const demo = JSON.parse(await readFile(file, 'utf8'));
+    return { token: demo.writeToken, organizationId: demo.organizationId };
+  } catch {
+    fail(`set SELLER_OPS_TOKEN and SELLER_OPS_ORGANIZATION_ID (no demo credentials at ${file})`);
+  }
+}
+
+function fail(message) {
+  console.error(`receipt failed: ${message}`);
+  process.exit(1);
+}

@@ -1,0 +1,56 @@
+/**
+ * `examples/receipt.mjs` (issue 8) works out of the box: against the service as `npm start` runs it (embedded
+ * PostgreSQL in a fresh DATA_DIR, the demo account, provider A's sandbox started on loopback and the demo
+ * organization configured with it), it creates a receiving document and its INCOME receipt, refreshes it to
+ * COMPLETED and prints the fiscal data; a second run reuses the catalog products found by their article.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  spawnService,
+  stopService,
+  waitUntilReady,
+  type ServiceProcess,
+} from '../helpers/service-process.ts';
+
+const run = promisify(execFile);
+const example = path.resolve(import.meta.dirname, '../../examples/receipt.mjs');
+let dataDir: string;
+let service: ServiceProcess | undefined;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-receipt-example-'));
+  service = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: '', SEED_DEMO: 'true' });
+  await waitUntilReady(service);
+});
+afterAll(async () => {
+  if (service) await stopService(service);
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('examples/receipt.mjs on a fresh service', () => {
+  it('creates a document and its receipt, completes it and prints its fiscal data, twice', async () => {
+    const url = service?.url ?? '';
+    for (const attempt of [1, 2]) {
+      const { stdout } = await run(process.execPath, [example], {
+        env: { ...process.env, SELLER_OPS_URL: url, DATA_DIR: dataDir },
+      });
+      expect(stdout).toContain('20 pcs for 5,554.80');
+      expect(stdout).toMatch(/3\. receipt #\d+ INCOME for 5,554\.80: PENDING at CASH_REGISTER_A/);
+      expect(stdout).toMatch(/4\. COMPLETED after \d+ refresh/);
+      expect(stdout).toMatch(/fiscal document number \(ФД\) +\d+/);
+      if (attempt === 2) expect(stdout).toMatch(/1\. products of model #1 RCPT-MUG/);
+      // The receipt's check page is on the sandbox the service started.
+      const checkUrl = /check it at +(http:\/\/127\.0\.0\.1:\d+\/receipt\/\S+)/.exec(stdout)?.[1];
+      const check = await fetch(checkUrl ?? 'http://127.0.0.1:9/missing');
+      expect(check.status).toBe(200);
+      const fiscal = (await check.json()) as { total: number; fiscalDocumentNumber: number };
+      expect(fiscal.total).toBe(5554.8);
+      expect(stdout).toContain(`fiscal document number (ФД)      ${fiscal.fiscalDocumentNumber}`);
+    }
+  });
+});
