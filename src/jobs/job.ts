@@ -45,6 +45,8 @@ export interface EnqueueOptions {
   startAfter?: Date;
   /** At most one queued (not yet active) job with this key per queue (pg-boss singleton key). */
   singletonKey?: string;
+  /** The job's id (a UUID), when the caller stores it beforehand; only with a single payload. */
+  id?: string;
 }
 
 /** Enqueues jobs and runs their workers, on the service's pg-boss. */
@@ -65,6 +67,7 @@ export class JobQueue {
     options: EnqueueOptions = {},
   ): Promise<void> {
     if (payloads.length === 0) return;
+    if (options.id !== undefined && payloads.length > 1) throw new Error('a job id names a single job');
     await this.boss.insert(
       payloads.map((data) => ({
         name: job.name,
@@ -75,9 +78,15 @@ export class JobQueue {
         expireInSeconds: job.expireSeconds,
         ...(options.startAfter && { startAfter: options.startAfter.toISOString() }),
         ...(options.singletonKey && { singletonKey: options.singletonKey }),
+        ...(options.id && { id: options.id }),
       })),
       { db: transactionalDb(trx) },
     );
+  }
+
+  /** Cancels job `id` of queue `name` inside `trx` unless it already ended (a waiting job will not run). */
+  async cancel(trx: Transaction<DB>, name: string, id: string): Promise<void> {
+    await this.boss.cancel(name, id, { db: transactionalDb(trx) });
   }
 
   /** Creates the queues of `jobs` (idempotent); every process does it before it enqueues or works. */
