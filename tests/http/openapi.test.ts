@@ -78,6 +78,10 @@ const operations = [
   ['get', '/api/tag'],
   ['put', '/api/tag/{tagId}'],
   ['delete', '/api/tag/{tagId}'],
+  ['get', '/api/task/getTask'],
+  ['get', '/api/task/findTask'],
+  ['post', '/api/task/cancelTask'],
+  ['get', '/api/task/{taskId}/file'],
 ] as const;
 
 describe('GET /openapi.json', () => {

@@ -1,6 +1,7 @@
 -- Background tasks (TmsTask, spec §2 and §3, decision D10.3; our decisions P80–P89 in docs/decisions.md).
 -- Every row carries client_id (D1.1); a task's file lives in task_file_chunk, so every service process sharing
--- the database can stream it back.
+-- the database can stream it back. Times are kept to the millisecond, as the API shows them, so a date filter
+-- given a date the API returned matches that very task.
 CREATE TABLE task (
   id bigserial PRIMARY KEY,
   client_id bigint NOT NULL REFERENCES client (id),
@@ -22,7 +23,7 @@ CREATE TABLE task (
   -- Runs started so far; a run writes only while the row still carries its number (P82).
   attempt integer NOT NULL DEFAULT 0,
   retry_number integer NOT NULL DEFAULT 0,
-  retry_date timestamptz,
+  retry_date timestamptz(3),
   message text,
   message_params json,
   -- The last unexpected error of a run, for operators; never returned by the API.
@@ -30,15 +31,15 @@ CREATE TABLE task (
   -- The pg-boss job that runs the task next (or now); a job with another id is stale.
   job_id uuid NOT NULL,
   -- Stamped by the running process every TASK_HEARTBEAT_SECONDS; a stale stamp means the process died (P83).
-  heartbeat_date timestamptz,
+  heartbeat_date timestamptz(3),
   file_name text,
   file_content_type text,
   file_size bigint,
   -- The run whose chunks make the file.
   file_attempt integer,
-  created_date timestamptz NOT NULL DEFAULT now(),
-  start_date timestamptz,
-  finish_date timestamptz
+  created_date timestamptz(3) NOT NULL DEFAULT now(),
+  start_date timestamptz(3),
+  finish_date timestamptz(3)
 );
 CREATE INDEX task_client_idx ON task (client_id, id DESC);
 CREATE INDEX task_client_created_idx ON task (client_id, created_date);
