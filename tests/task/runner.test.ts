@@ -127,6 +127,18 @@ const SlowRetryTask = defineTask<Record<string, never>>({
   },
 });
 
+/** Never returns: a hung run, ended by its kind's one-second time limit. */
+const HungTask = defineTask<Record<string, never>>({
+  type: 'RUNNER_HUNG_TASK',
+  attempts: 1,
+  backoffSeconds: 1,
+  timeoutSeconds: 1,
+  async perform({ task }) {
+    record(task.id, `${task.retryNumber}`);
+    await new Promise(() => undefined);
+  },
+});
+
 let t: TestApp;
 let account: TestAccount;
 let stranger: TestAccount;
@@ -144,7 +156,15 @@ useTestApp(
   },
   {
     groups: [
-      taskKindsGroup([CountTask, BinaryFileTask, WorkbookTask, RefusedTask, FlakyTask, SlowRetryTask]),
+      taskKindsGroup([
+        CountTask,
+        BinaryFileTask,
+        WorkbookTask,
+        RefusedTask,
+        FlakyTask,
+        SlowRetryTask,
+        HungTask,
+      ]),
     ],
   },
 );
@@ -346,6 +366,19 @@ describe('failures', () => {
     );
     expect(rows[0]?.failure).toContain('connection reset on run 2');
     expect(JSON.stringify(failed)).not.toContain('connection reset');
+  });
+
+  it('ends a run that outlives its time limit as an unexpected failure', async () => {
+    const created = await createTask(t.app, account.writeToken, HungTask.type);
+    expect(await wait(created, ['ERROR', 'FINISHED'])).toMatchObject({
+      status: 'ERROR',
+      message: 'The task failed: an internal failure on every attempt (1)',
+    });
+    const { rows } = await t.runtime.database.pool.query<{ failure: string }>(
+      'SELECT failure FROM task WHERE id = $1',
+      [created.id],
+    );
+    expect(rows[0]?.failure).toContain('the run took longer than 1 s');
   });
 });
 

@@ -66,6 +66,11 @@ export interface TaskDefinition<P extends object = object> {
   /** Delay before the first retry in seconds; each later retry doubles it. */
   backoffSeconds: number;
   /**
+   * Longest a run may take, in seconds (default 3600): a run still going then is abandoned (its next context
+   * call throws) and counts as an unexpected failure, so a hung `perform` cannot hold its task forever (P84).
+   */
+  timeoutSeconds?: number;
+  /**
    * Does the work. Returning finishes the task (FINISHED, progress 100). An `AppError` is an expected failure:
    * ERROR with its message, no retry. Any other throw is retried while attempts remain (P84). A run may be
    * repeated after a crash at any point, so `perform` must be idempotent.

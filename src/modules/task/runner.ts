@@ -7,11 +7,13 @@
  * - `AppError` → ERROR with `message` in the task's language and `messageParams` `{error, params}`, no retry;
  * - any other throw → RESTARTING with a new job due after the backoff while runs remain, else ERROR
  *   `error_task_failed` (the error itself is kept in the internal `failure` column for operators);
+ * - a run past its kind's time limit is abandoned and counts as an unexpected failure;
  * - a run that lost its task (`TaskStoppedError('lost')`) records nothing: the run that took over decides.
  *
  * The same "retry or fail" rule ends runs whose process died and tasks whose job vanished (the sweep, P83).
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { JobDefinition, JobQueue } from '../../jobs/job.ts';
@@ -19,7 +21,7 @@ import { AppError } from '../../http/errors.ts';
 import { renderMessage, type ErrorCode } from '../../http/error-catalog.ts';
 import { TaskStoppedError, type TaskDefinition } from './definition.ts';
 import { TaskRun, type RunTiming } from './context.ts';
-import { taskJob, taskQueueName, type TaskJobPayload } from './jobs.ts';
+import { DEFAULT_TASK_TIMEOUT_SECONDS, taskJob, taskQueueName, type TaskJobPayload } from './jobs.ts';
 import { taskFileRepository, taskRepository } from './repository.ts';
 import type { TaskRow } from './presenter.ts';
 import type { TaskStatus, TaskTable } from './tables.ts';
@@ -74,12 +76,15 @@ export class TaskRunner {
 
   /**
    * Registers a kind and returns the job that runs it (to list among the group's jobs).
-   * @throws Error when the type is not upper snake case, is already registered, or `attempts` < 1
+   * @throws Error when the type is not upper snake case or already registered, `attempts` < 1 or
+   *   `timeoutSeconds` ≤ 0
    */
   register(kind: TaskDefinition<never>): JobDefinition<TaskJobPayload> {
     if (!TYPE_PATTERN.test(kind.type)) throw new Error(`task type ${kind.type} is not upper snake case`);
     if (this.kinds.has(kind.type)) throw new Error(`task type ${kind.type} is registered twice`);
     if (!(kind.attempts >= 1)) throw new Error(`task type ${kind.type} needs attempts >= 1`);
+    if (kind.timeoutSeconds !== undefined && !(kind.timeoutSeconds > 0))
+      throw new Error(`task type ${kind.type} needs timeoutSeconds > 0`);
     const job = taskJob(kind, (taskId, jobId) => this.run(kind, taskId, jobId));
     this.kinds.set(kind.type, { kind, job });
     return job;
@@ -164,22 +169,38 @@ export class TaskRunner {
     return row;
   }
 
-  /** Runs task `taskId` for its job `jobId` (a stale job, or a task cancelled meanwhile, does nothing). */
+  /**
+   * Runs task `taskId` for its job `jobId` (a stale job, or a task cancelled meanwhile, does nothing). A run past
+   * the kind's time limit is abandoned and recorded as an unexpected failure.
+   */
   private async run(kind: TaskDefinition<never>, taskId: number, jobId: string): Promise<void> {
     const row = await taskRepository.claim(this.db, taskId, jobId);
     if (!row) return;
     const run = new TaskRun<never>(this.db, row, this.timing);
     this.runs.add(run);
+    const limitSeconds = kind.timeoutSeconds ?? DEFAULT_TASK_TIMEOUT_SECONDS;
+    const limit = new AbortController();
     let outcome: { error: unknown } | undefined;
     try {
-      await kind.perform(run.context);
-    } catch (error) {
-      outcome = { error };
+      outcome = await Promise.race([
+        kind.perform(run.context).then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        ),
+        sleep(limitSeconds * 1000, undefined, { signal: limit.signal }).then(
+          () => {
+            run.abandon();
+            return { error: new Error(`the run took longer than ${limitSeconds} s`), timedOut: true };
+          },
+          () => undefined,
+        ),
+      ]);
     } finally {
+      limit.abort();
       this.runs.delete(run);
       await run.settle();
     }
-    if (run.stopped === 'lost') return;
+    if (run.stopped === 'lost' && !(outcome && 'timedOut' in outcome)) return;
     await this.record(row, run, outcome);
   }
 
