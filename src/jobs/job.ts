@@ -59,7 +59,10 @@ export class JobQueue {
     private readonly pollingIntervalSeconds: number,
   ) {}
 
-  /** Inserts `payloads` as jobs of `job` inside `trx`: they exist exactly when `trx` commits. */
+  /**
+   * Inserts `payloads` as jobs of `job` inside `trx`: they exist exactly when `trx` commits.
+   * @throws Error when `options.id` is given with more than one payload
+   */
   async enqueue<P extends object>(
     trx: Transaction<DB>,
     job: JobDefinition<P>,

@@ -49,11 +49,11 @@ export class TaskRun<P extends object = object> {
   /** The last progress reported (written or not yet). */
   progressValue: number;
   processedQuantity: number;
-  /** Whether this run stored a file. */
-  fileWritten = false;
   readonly id: number;
   readonly attempt: number;
   readonly context: TaskContext<P>;
+  /** Whether this run stored a file. */
+  private fileWritten = false;
   private dirty = false;
   private lastWriteAt = 0;
   private writing: Promise<void> = Promise.resolve();

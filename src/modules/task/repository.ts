@@ -9,12 +9,8 @@ import type { DateRange } from '../inbound/find-filter.ts';
 import type { TaskSortField } from './schemas.ts';
 import type { TaskStatus, TaskTable } from './tables.ts';
 
-/** Statuses of a task that is not over. */
-export const UNFINISHED: readonly TaskStatus[] = ['CREATED', 'RUNNING', 'RESTARTING', 'INTERRUPTING'];
 /** Statuses of a task whose run holds it (its writes are fenced by `attempt`). */
-export const RUNNING: readonly TaskStatus[] = ['RUNNING', 'INTERRUPTING'];
-/** Final statuses. */
-export const FINISHED: readonly TaskStatus[] = ['FINISHED', 'ERROR', 'INTERRUPTED'];
+const RUNNING: readonly TaskStatus[] = ['RUNNING', 'INTERRUPTING'];
 
 /** Filters of `findTask`, resolved. */
 export interface TaskCriteria {
@@ -56,6 +52,9 @@ function filtered(db: Kysely<DB>, criteria: TaskCriteria) {
     );
 }
 
+/** The database's time `ms` milliseconds ago. */
+const silentSince = (ms: number) => sql<Date>`now() - ${ms}::double precision * interval '1 millisecond'`;
+
 /** A task as the sweep sees it. */
 export interface SweptTask {
   id: number;
@@ -66,6 +65,7 @@ export interface SweptTask {
   lang: 'ru' | 'en';
 }
 
+/** Task rows: the API's reads and changes, the runner's fenced writes, the sweep's queries. */
 export const taskRepository = {
   insert: (db: Kysely<DB>, values: Insertable<TaskTable>) =>
     db.insertInto('task').values(values).returningAll().executeTakeFirstOrThrow(),
@@ -111,13 +111,13 @@ export const taskRepository = {
     ),
 
   /**
-   * Sets `values` on a task still as it was seen (same status, run and job; with `staleBefore`, a heartbeat still
+   * Sets `values` on a task still as it was seen (same status, run and job; with `silentMs`, a heartbeat still
    * older than that): a change decided on a row read earlier never overwrites a newer state.
    */
   updateIf: (
     db: Kysely<DB>,
     id: number,
-    seen: { status: TaskStatus; attempt: number; job_id: string; staleBefore?: Date },
+    seen: { status: TaskStatus; attempt: number; job_id: string; silentMs?: number },
     values: Updateable<TaskTable>,
   ) =>
     db
@@ -127,7 +127,9 @@ export const taskRepository = {
       .where('status', '=', seen.status)
       .where('attempt', '=', seen.attempt)
       .where('job_id', '=', seen.job_id)
-      .$if(seen.staleBefore !== undefined, (qb) => qb.where('heartbeat_date', '<', seen.staleBefore as Date))
+      .$if(seen.silentMs !== undefined, (qb) =>
+        qb.where('heartbeat_date', '<', silentSince(seen.silentMs ?? 0)),
+      )
       .returningAll()
       .executeTakeFirst(),
 
@@ -197,14 +199,17 @@ export const taskRepository = {
       .returningAll()
       .executeTakeFirst(),
 
-  /** Runs of the given kinds that stopped stamping their heartbeat before `staleBefore` (their process died, P83). */
-  staleRuns: (db: Kysely<DB>, types: string[], staleBefore: Date, limit: number): Promise<SweptTask[]> =>
+  /**
+   * Runs of the given kinds whose heartbeat is older than `silentMs` (their process died, P83); measured on the
+   * database's clock, which stamps the heartbeats.
+   */
+  staleRuns: (db: Kysely<DB>, types: string[], silentMs: number, limit: number): Promise<SweptTask[]> =>
     db
       .selectFrom('task')
       .select(['id', 'type', 'status', 'attempt', 'job_id', 'lang'])
       .where('status', 'in', RUNNING)
       .where('type', '=', sql<string>`any(${types}::text[])`)
-      .where('heartbeat_date', '<', staleBefore)
+      .where('heartbeat_date', '<', silentSince(silentMs))
       .orderBy('id')
       .limit(limit)
       .execute(),

@@ -3,7 +3,8 @@
  * calls `perform` with a `TaskContext`, and records the outcome in one transaction:
  *
  * - `perform` returns → FINISHED (progress 100), the file of this run kept, any other run's chunks deleted;
- * - `TaskStoppedError('cancelled')`, or any throw once a cancel was asked → INTERRUPTED;
+ * - `TaskStoppedError('cancelled')`, any throw once a cancel was asked, or a return after the context reported
+ *   the cancel → INTERRUPTED (a run that finishes without having been told of the cancel is FINISHED);
  * - `AppError` → ERROR with `message` in the task's language and `messageParams` `{error, params}`, no retry;
  * - any other throw → RESTARTING with a new job due after the backoff while runs remain, else ERROR
  *   `error_task_failed` (the error itself is kept in the internal `failure` column for operators);
@@ -45,7 +46,7 @@ const TYPE_PATTERN = /^[A-Z][A-Z0-9_]{0,99}$/;
 const FAILURE_MAX_CHARS = 4_000;
 
 /** `message` and `messageParams` of an ERROR: the text in `lang` and the error model's `{error, params}` (P85). */
-export function errorMessage(
+function errorMessage(
   code: ErrorCode,
   params: Record<string, unknown>,
   lang: 'ru' | 'en',
@@ -57,7 +58,7 @@ export function errorMessage(
 }
 
 /** Text of an unexpected error for the `failure` column (stack included, bounded). */
-export const failureText = (error: unknown) =>
+const failureText = (error: unknown) =>
   (error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error)).slice(
     0,
     FAILURE_MAX_CHARS,
@@ -213,14 +214,18 @@ export class TaskRunner {
         taskRepository.endRun(trx, row.id, run.attempt, values);
       const now = new Date();
       const error = outcome?.error;
-      if (!outcome) {
+      // A run told of the cancel was interrupted, even if `perform` swallowed it; a failure after a cancel too.
+      const interrupted =
+        run.stopped === 'cancelled' ||
+        (outcome !== undefined && (status === 'INTERRUPTING' || error instanceof TaskStoppedError));
+      if (!outcome && !interrupted) {
         await this.end(trx, write, {
           status: 'FINISHED',
           progress: 100,
           processed_quantity: run.processedQuantity,
           finish_date: now,
         });
-      } else if (status === 'INTERRUPTING' || error instanceof TaskStoppedError) {
+      } else if (interrupted) {
         await this.end(trx, write, {
           status: 'INTERRUPTED',
           processed_quantity: run.processedQuantity,

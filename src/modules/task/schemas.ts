@@ -31,6 +31,7 @@ export const TASK_STATUSES = [
   'EXCEPTION',
 ] as const;
 
+/** A task status (spec §3) with the meaning of each (P81). */
 export const TaskStatusSchema = StringEnum(TASK_STATUSES, {
   description:
     'CREATED (queued), RUNNING, RESTARTING (waiting for a retry at retryDate), INTERRUPTING (cancel asked; stops at ' +
@@ -86,6 +87,7 @@ export const TmsTask = Type.Object(
 );
 export type TmsTask = Static<typeof TmsTask>;
 
+/** A page of tasks (D4.2). */
 export const FindResponseTmsTask = Page(Type.Ref('TmsTask'), { title: 'FindResponseTmsTask' });
 export type FindResponseTmsTask = { rows: TmsTask[]; page: number; total?: number };
 
@@ -98,6 +100,7 @@ export const TASK_SORT_FIELDS = [
   'STATUS',
   'TYPE',
 ] as const;
+/** A `findTask` sort field. */
 export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
 
 const LooseDate = Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time (UTC)' });
@@ -121,6 +124,9 @@ export const FindTaskQuery = Type.Object({
 });
 export type FindTaskQuery = Static<typeof FindTaskQuery>;
 
+/** Query of `GET /api/task/getTask` (the reference's `id`). */
 export const GetTaskQuery = Type.Object({ id: Int64String });
+/** Query of `POST /api/task/cancelTask` (the reference's `taskId`). */
 export const CancelTaskQuery = Type.Object({ taskId: Int64String });
+/** Path of the download `GET /api/task/{taskId}/file`. */
 export const TaskFileParams = Type.Object({ taskId: Int64String });

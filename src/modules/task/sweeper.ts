@@ -73,12 +73,12 @@ export class TaskSweeper {
   /** One pass: lost runs, lost jobs, expired tasks (see the module comment). */
   async sweep(): Promise<SweepReport> {
     const queues = this.runner.queues();
-    const staleBefore = new Date(Date.now() - 3 * this.options.heartbeatMs);
+    const silentMs = 3 * this.options.heartbeatMs;
     const types = queues.map((queue) => queue.type);
-    const staleRuns = await taskRepository.staleRuns(this.db, types, staleBefore, SWEEP_BATCH);
+    const staleRuns = await taskRepository.staleRuns(this.db, types, silentMs, SWEEP_BATCH);
     let lostRuns = 0;
-    const silence = `its process stopped: no heartbeat for ${(3 * this.options.heartbeatMs) / 1000} s`;
-    for (const task of staleRuns) if (await this.recover(task, silence, staleBefore)) lostRuns += 1;
+    const silence = `its process stopped: no heartbeat for ${silentMs / 1000} s`;
+    for (const task of staleRuns) if (await this.recover(task, silence, silentMs)) lostRuns += 1;
     const lostQueued = await taskRepository.lostQueued(this.db, queues, SWEEP_BATCH);
     let lostJobs = 0;
     for (const task of lostQueued)
@@ -91,12 +91,12 @@ export class TaskSweeper {
   }
 
   /** Retries or ends one task as it was seen; false when it changed meanwhile. */
-  private async recover(task: SweptTask, failure: string, staleBefore?: Date): Promise<boolean> {
+  private async recover(task: SweptTask, failure: string, silentMs?: number): Promise<boolean> {
     const row = await this.db
       .transaction()
       .execute((trx) =>
         this.runner.retryOrFail(trx, task, failure, (values) =>
-          taskRepository.updateIf(trx, task.id, { ...task, staleBefore }, values),
+          taskRepository.updateIf(trx, task.id, { ...task, silentMs }, values),
         ),
       );
     return row !== undefined;

@@ -6,6 +6,7 @@ import type { CreatedAt, Json, Timestamp } from '../../db/schema.ts';
 export type TaskStatus =
   'CREATED' | 'RUNNING' | 'FINISHED' | 'ERROR' | 'RESTARTING' | 'INTERRUPTING' | 'INTERRUPTED';
 
+/** A task (columns explained in migration 0009). */
 export interface TaskTable {
   id: Generated<number>;
   client_id: number;
@@ -37,6 +38,7 @@ export interface TaskTable {
   finish_date: Timestamp;
 }
 
+/** One chunk of a task's file, per run (P86). */
 export interface TaskFileChunkTable {
   task_id: number;
   attempt: number;
