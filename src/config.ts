@@ -77,6 +77,17 @@ export interface Config {
    * COMPLETED, FAILED or CANCELLED (P76).
    */
   receiptRefreshSchedule: number[];
+  /**
+   * `TASK_HEARTBEAT_SECONDS` (default 10): how often a process stamps the tasks it runs; a running task whose
+   * stamp is older than three times this is taken as lost with its process and retried or ended (P83).
+   */
+  taskHeartbeatSeconds: number;
+  /** `TASK_SWEEP_SECONDS` (default 15): how often each worker process looks for lost and expired tasks (P83). */
+  taskSweepSeconds: number;
+  /** `TASK_RETENTION_DAYS` (default 7): days a finished task and its file are kept after `finishDate` (P87). */
+  taskRetentionDays: number;
+  /** `TASK_PROGRESS_WRITE_MS` (default 1000): a task's progress is written at most this often (P82). */
+  taskProgressWriteMs: number;
 }
 
 function flag(value: string | undefined): boolean | undefined {
@@ -147,5 +158,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.RECEIPT_REFRESH_SCHEDULE,
       [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
     ),
+    taskHeartbeatSeconds: Math.max(1, integer('TASK_HEARTBEAT_SECONDS', env.TASK_HEARTBEAT_SECONDS, 10)),
+    taskSweepSeconds: Math.max(1, integer('TASK_SWEEP_SECONDS', env.TASK_SWEEP_SECONDS, 15)),
+    taskRetentionDays: integer('TASK_RETENTION_DAYS', env.TASK_RETENTION_DAYS, 7),
+    taskProgressWriteMs: integer('TASK_PROGRESS_WRITE_MS', env.TASK_PROGRESS_WRITE_MS, 1000),
   };
 }

@@ -16,7 +16,7 @@ import { sql } from 'kysely';
 const CHANNEL = 'seller_ops_changes';
 
 /** Kinds of change announced on the channel; the key identifies what changed. */
-export type ChangeKind = 'token' | 'client' | 'order' | 'webhook';
+export type ChangeKind = 'token' | 'client' | 'order' | 'webhook' | 'task';
 
 type Handler = (key: string) => void;
 

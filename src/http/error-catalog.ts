@@ -216,6 +216,12 @@ export const errorCatalog = {
     ru: 'Внутренняя ошибка; изменяющий запрос не повторяйте вслепую',
     en: 'Internal error; do not retry a mutation blindly',
   },
+  // The message of a task that failed unexpectedly on every run or lost its process (P84); never an HTTP answer.
+  error_task_failed: {
+    status: 500,
+    ru: 'Задача не выполнена: внутренний сбой при каждой попытке ({attempts})',
+    en: 'The task failed: an internal failure on every attempt ({attempts})',
+  },
 } as const satisfies Record<string, { status: number; ru: string; en: string }>;
 
 /** A stable machine-readable error code (spec §7 `error`). */

@@ -47,6 +47,8 @@ export interface EnqueueOptions {
   startAfter?: Date;
   /** At most one queued (not yet active) job with this key per queue (pg-boss singleton key). */
   singletonKey?: string;
+  /** The job's id (a UUID), when the caller stores it beforehand; only with a single payload. */
+  id?: string;
 }
 
 /** Enqueues jobs and runs their workers, on the service's pg-boss. */
@@ -59,7 +61,10 @@ export class JobQueue {
     private readonly pollingIntervalSeconds: number,
   ) {}
 
-  /** Inserts `payloads` as jobs of `job` inside `trx`: they exist exactly when `trx` commits. */
+  /**
+   * Inserts `payloads` as jobs of `job` inside `trx`: they exist exactly when `trx` commits.
+   * @throws Error when `options.id` is given with more than one payload
+   */
   async enqueue<P extends object>(
     trx: Transaction<DB>,
     job: JobDefinition<P>,
@@ -67,6 +72,7 @@ export class JobQueue {
     options: EnqueueOptions = {},
   ): Promise<void> {
     if (payloads.length === 0) return;
+    if (options.id !== undefined && payloads.length > 1) throw new Error('a job id names a single job');
     await this.boss.insert(
       payloads.map((data) => ({
         name: job.name,
@@ -77,9 +83,15 @@ export class JobQueue {
         expireInSeconds: job.expireSeconds,
         ...(options.startAfter && { startAfter: options.startAfter.toISOString() }),
         ...(options.singletonKey && { singletonKey: options.singletonKey }),
+        ...(options.id && { id: options.id }),
       })),
       { db: transactionalDb(trx) },
     );
+  }
+
+  /** Cancels job `id` of queue `name` inside `trx` unless it already ended (a waiting job will not run). */
+  async cancel(trx: Transaction<DB>, name: string, id: string): Promise<void> {
+    await this.boss.cancel(name, id, { db: transactionalDb(trx) });
   }
 
   /** Creates the queues of `jobs` (idempotent); every process does it before it enqueues or works. */

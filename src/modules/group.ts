@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox, FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import type { JobDefinition } from '../jobs/job.ts';
+import type { TaskDefinition } from './task/definition.ts';
 
 /** Routes of a group: a Fastify plugin over the group's services, registered under its prefix. */
 export type GroupRoutes = FastifyPluginCallbackTypebox | FastifyPluginAsyncTypebox;
@@ -29,6 +30,8 @@ export interface ResourceGroup {
   routes: GroupRoutes;
   /** Job kinds this group enqueues and performs. */
   jobs?: JobDefinition<never>[];
+  /** Background task kinds this group creates (TmsTask, D10.3); the task group runs them (P80). */
+  tasks?: TaskDefinition<never>[];
   /** Workers beyond plain jobs. */
   workers?: BackgroundWorker[];
 }

@@ -1,6 +1,7 @@
 /**
  * The resource groups of the service, in registration order. The webhook group comes first: it installs the
- * outbox that records the events of every other group's changes.
+ * outbox that records the events of every other group's changes. The task group is built before the groups that
+ * create tasks (they get `tasks.service`) and registers every group's task kinds once all are built.
  */
 import type { Runtime } from '../runtime.ts';
 import type { ResourceGroup } from './group.ts';
@@ -12,10 +13,19 @@ import { createKeywordGroup } from './keyword/group.ts';
 import { createReceiptGroup } from './receipt/group.ts';
 import { createTagGroup } from './tag/group.ts';
 import { createWebhookGroup } from './webhook/group.ts';
+import { createTaskGroup } from './task/group.ts';
+import type { TaskService } from './task/service.ts';
 
-/** Every group of the service, built once over `runtime`. */
-export function createGroups(runtime: Runtime): ResourceGroup[] {
-  return [
+/** Builds a group that may create tasks (tests add their own groups this way). */
+export type GroupFactory = (runtime: Runtime, tasks: TaskService) => ResourceGroup;
+
+/**
+ * Every group of the service, built once over `runtime`, followed by the groups `extra` builds.
+ * @throws Error when two groups list task kinds of the same type
+ */
+export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = []): ResourceGroup[] {
+  const tasks = createTaskGroup(runtime);
+  const groups = [
     { name: 'health', scope: 'root', prefix: '', routes: healthRoutes(runtime) },
     { name: 'admin', scope: 'root', prefix: '/admin', routes: adminRoutes(runtime) },
     createWebhookGroup(runtime),
@@ -24,7 +34,11 @@ export function createGroups(runtime: Runtime): ResourceGroup[] {
     createKeywordGroup(runtime),
     createTagGroup(runtime),
     createReceiptGroup(runtime),
-  ];
+    tasks,
+    ...extra.map((build) => build(runtime, tasks.service)),
+  ] satisfies ResourceGroup[];
+  tasks.registerKinds(groups.flatMap((group: ResourceGroup) => group.tasks ?? []));
+  return groups;
 }
 
 /**

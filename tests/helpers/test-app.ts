@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { buildApp } from '../../src/app.ts';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.ts';
-import { createGroups, startGroupWorkers } from '../../src/modules/index.ts';
+import { createGroups, startGroupWorkers, type GroupFactory } from '../../src/modules/index.ts';
 import type { ResourceGroup } from '../../src/modules/group.ts';
 
 /** The admin token every test app is configured with. */
@@ -26,6 +26,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Options of a test app: the runtime's, plus groups of the test's own (e.g. a group with test task kinds). */
+export interface TestAppOptions extends RuntimeOptions {
+  groups?: GroupFactory[];
+}
+
 /** URL of the database of this test run. */
 export function testDatabaseUrl(): string {
   return inject('databaseUrl');
@@ -34,12 +39,12 @@ export function testDatabaseUrl(): string {
 /**
  * Creates a runtime and app; `env` overrides settings (e.g. WEBHOOK_ALLOW_PRIVATE).
  * @param databaseUrl the database to use (default: this run's test database)
- * @param options runtime options (e.g. `workers: false`)
+ * @param options runtime options (e.g. `workers: false`) and the test's own groups
  */
 export async function buildTestApp(
   env: Record<string, string> = {},
   databaseUrl = testDatabaseUrl(),
-  options: RuntimeOptions = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
@@ -49,7 +54,7 @@ export async function buildTestApp(
     ...env,
   });
   const runtime = await openRuntime(config, databaseUrl, options);
-  const groups = createGroups(runtime);
+  const groups = createGroups(runtime, options.groups);
   const app = await buildApp(runtime, groups, { logger: false });
   await app.ready();
   await startGroupWorkers(runtime, groups);
@@ -72,7 +77,7 @@ export async function buildTestApp(
 export function useTestApp(
   ready: (t: TestApp) => Promise<void> | void,
   env: Record<string, string> = {},
-  options: RuntimeOptions = {},
+  options: TestAppOptions = {},
 ): void {
   let t: TestApp | undefined;
   beforeAll(async () => {

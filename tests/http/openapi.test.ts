@@ -82,6 +82,10 @@ const operations = [
   ['post', '/api/receipt/order/{orderId}'],
   ['get', '/api/receipt/{receiptId}'],
   ['get', '/api/receipt/{receiptId}/update'],
+  ['get', '/api/task/getTask'],
+  ['get', '/api/task/findTask'],
+  ['post', '/api/task/cancelTask'],
+  ['get', '/api/task/{taskId}/file'],
 ] as const;
 
 describe('GET /openapi.json', () => {

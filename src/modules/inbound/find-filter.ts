@@ -93,8 +93,12 @@ function intersect(a: DateRange, b: DateRange): DateRange {
     : { from, to: b.to, toExclusive: b.toExclusive };
 }
 
-/** A `[from, to]` range from two bound parameters. */
-function range(
+/**
+ * A `[from, to]` range from two bound parameters of `query`: a date-only lower bound is the start of its day, a
+ * date-only upper bound covers its whole day (in `timeZone`, hours from UTC).
+ * @throws 400 `error_validation` naming the parameter for a malformed date
+ */
+export function range(
   query: Record<string, unknown>,
   fromName: string,
   toName: string,

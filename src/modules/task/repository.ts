@@ -1,0 +1,279 @@
+/**
+ * SQL of the task group (D10.3). API queries are scoped by the caller's `client_id`; the runner's writes go by
+ * task id and are fenced by the run's `attempt` (a run that lost its task changes nothing, P82); the sweep reads
+ * pg-boss's `pgboss.job` table (pg-boss 10 schema: `name`, `id`, `state`) to find tasks whose job is gone (P83).
+ */
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { DateRange } from '../inbound/find-filter.ts';
+import type { TaskSortField } from './schemas.ts';
+import type { TaskStatus, TaskTable } from './tables.ts';
+
+/** Statuses of a task whose run holds it (its writes are fenced by `attempt`). */
+const RUNNING: readonly TaskStatus[] = ['RUNNING', 'INTERRUPTING'];
+
+/** Filters of `findTask`, resolved. */
+export interface TaskCriteria {
+  clientId: number;
+  id?: number;
+  types?: string[];
+  status?: string;
+  organizationId?: number;
+  entityId?: number;
+  userId?: number;
+  created: DateRange;
+}
+
+const SORT_COLUMNS = {
+  ID: 'id',
+  CREATED_DATE: 'created_date',
+  START_DATE: 'start_date',
+  FINISH_DATE: 'finish_date',
+  STATUS: 'status',
+  TYPE: 'type',
+} as const satisfies Record<TaskSortField, keyof TaskTable>;
+
+function filtered(db: Kysely<DB>, criteria: TaskCriteria) {
+  const { created } = criteria;
+  return db
+    .selectFrom('task')
+    .where('client_id', '=', criteria.clientId)
+    .$if(criteria.id !== undefined, (qb) => qb.where('id', '=', criteria.id as number))
+    .$if(criteria.types !== undefined, (qb) => qb.where('type', 'in', criteria.types as string[]))
+    .$if(criteria.status !== undefined, (qb) => qb.where('status', '=', criteria.status as TaskStatus))
+    .$if(criteria.organizationId !== undefined, (qb) =>
+      qb.where('organization_id', '=', criteria.organizationId as number),
+    )
+    .$if(criteria.entityId !== undefined, (qb) => qb.where('entity_id', '=', criteria.entityId as number))
+    .$if(criteria.userId !== undefined, (qb) => qb.where('user_id', '=', criteria.userId as number))
+    .$if(created.from !== undefined, (qb) => qb.where('created_date', '>=', created.from as Date))
+    .$if(created.to !== undefined, (qb) =>
+      qb.where('created_date', created.toExclusive ? '<' : '<=', created.to as Date),
+    );
+}
+
+/** The database's time `ms` milliseconds ago. */
+const silentSince = (ms: number) => sql<Date>`now() - ${ms}::double precision * interval '1 millisecond'`;
+
+/** A task as the sweep sees it. */
+export interface SweptTask {
+  id: number;
+  type: string;
+  status: TaskStatus;
+  attempt: number;
+  job_id: string;
+  lang: 'ru' | 'en';
+}
+
+/** Task rows: the API's reads and changes, the runner's fenced writes, the sweep's queries. */
+export const taskRepository = {
+  insert: (db: Kysely<DB>, values: Insertable<TaskTable>) =>
+    db.insertInto('task').values(values).returningAll().executeTakeFirstOrThrow(),
+
+  /** The task if it belongs to `clientId`; `lock` takes a row lock for a change. */
+  findOfClient: (db: Kysely<DB>, clientId: number, id: number, lock = false) =>
+    db
+      .selectFrom('task')
+      .selectAll()
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .$if(lock, (qb) => qb.forUpdate())
+      .executeTakeFirst(),
+
+  page: (
+    db: Kysely<DB>,
+    criteria: TaskCriteria,
+    sortBy: TaskSortField,
+    ascending: boolean,
+    limit: number,
+    offset: number,
+  ) => {
+    const direction = ascending ? 'asc' : 'desc';
+    const nulls = ascending ? sql`nulls first` : sql`nulls last`;
+    return filtered(db, criteria)
+      .selectAll()
+      .$if(sortBy !== 'ID', (qb) =>
+        qb.orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${sql.raw(direction)} ${nulls}`),
+      )
+      .orderBy('id', direction)
+      .limit(limit)
+      .offset(offset)
+      .execute();
+  },
+
+  count: async (db: Kysely<DB>, criteria: TaskCriteria) =>
+    Number(
+      (
+        await filtered(db, criteria)
+          .select((eb) => eb.fn.countAll<string>().as('total'))
+          .executeTakeFirstOrThrow()
+      ).total,
+    ),
+
+  /**
+   * Sets `values` on a task still as it was seen (same status, run and job; with `silentMs`, a heartbeat still
+   * older than that): a change decided on a row read earlier never overwrites a newer state.
+   */
+  updateIf: (
+    db: Kysely<DB>,
+    id: number,
+    seen: { status: TaskStatus; attempt: number; job_id: string; silentMs?: number },
+    values: Updateable<TaskTable>,
+  ) =>
+    db
+      .updateTable('task')
+      .set(values)
+      .where('id', '=', id)
+      .where('status', '=', seen.status)
+      .where('attempt', '=', seen.attempt)
+      .where('job_id', '=', seen.job_id)
+      .$if(seen.silentMs !== undefined, (qb) =>
+        qb.where('heartbeat_date', '<', silentSince(seen.silentMs ?? 0)),
+      )
+      .returningAll()
+      .executeTakeFirst(),
+
+  /**
+   * Starts run number `attempt + 1` of a queued task, if `jobId` is still its job: RUNNING, stamped. Undefined
+   * for a stale job or a task that is no longer queued (cancelled meanwhile).
+   */
+  claim: (db: Kysely<DB>, id: number, jobId: string) =>
+    db
+      .updateTable('task')
+      .set({
+        status: 'RUNNING',
+        attempt: sql`attempt + 1`,
+        retry_number: sql`attempt`,
+        start_date: sql`now()`,
+        heartbeat_date: sql`now()`,
+        progress: 0,
+        processed_quantity: 0,
+        file_name: null,
+        file_content_type: null,
+        file_size: null,
+        file_attempt: null,
+      })
+      .where('id', '=', id)
+      .where('job_id', '=', jobId)
+      .where('status', 'in', ['CREATED', 'RESTARTING'])
+      .returningAll()
+      .executeTakeFirst(),
+
+  /**
+   * Writes `values` for run `attempt` while it still holds the task (P82) and stamps its heartbeat.
+   * @returns the task's status, or undefined when the run lost the task
+   */
+  updateRun: async (db: Kysely<DB>, id: number, attempt: number, values: Updateable<TaskTable> = {}) =>
+    (
+      await db
+        .updateTable('task')
+        .set({ ...values, heartbeat_date: sql`now()` })
+        .where('id', '=', id)
+        .where('attempt', '=', attempt)
+        .where('status', 'in', RUNNING)
+        .returning('status')
+        .executeTakeFirst()
+    )?.status,
+
+  /** The status while run `attempt` holds the task (`lock`: row-locked for its end); undefined once it lost it. */
+  statusOfRun: async (db: Kysely<DB>, id: number, attempt: number, lock = false) =>
+    (
+      await db
+        .selectFrom('task')
+        .select('status')
+        .where('id', '=', id)
+        .where('attempt', '=', attempt)
+        .where('status', 'in', RUNNING)
+        .$if(lock, (qb) => qb.forUpdate())
+        .executeTakeFirst()
+    )?.status,
+
+  /** Ends run `attempt` with `values` (a final status or RESTARTING); undefined when the run lost the task. */
+  endRun: (db: Kysely<DB>, id: number, attempt: number, values: Updateable<TaskTable>) =>
+    db
+      .updateTable('task')
+      .set(values)
+      .where('id', '=', id)
+      .where('attempt', '=', attempt)
+      .where('status', 'in', RUNNING)
+      .returningAll()
+      .executeTakeFirst(),
+
+  /**
+   * Runs of the given kinds whose heartbeat is older than `silentMs` (their process died, P83); measured on the
+   * database's clock, which stamps the heartbeats.
+   */
+  staleRuns: (db: Kysely<DB>, types: string[], silentMs: number, limit: number): Promise<SweptTask[]> =>
+    db
+      .selectFrom('task')
+      .select(['id', 'type', 'status', 'attempt', 'job_id', 'lang'])
+      .where('status', 'in', RUNNING)
+      .where('type', '=', sql<string>`any(${types}::text[])`)
+      .where('heartbeat_date', '<', silentSince(silentMs))
+      .orderBy('id')
+      .limit(limit)
+      .execute(),
+
+  /**
+   * Queued tasks (CREATED, RESTARTING) of the given kinds whose job is no longer waiting or running in pg-boss
+   * (failed, completed, cancelled, archived unstarted, deleted): nothing would ever run them.
+   * @param queues each kind and its queue
+   */
+  lostQueued: async (
+    db: Kysely<DB>,
+    queues: Array<{ type: string; queue: string }>,
+    limit: number,
+  ): Promise<SweptTask[]> =>
+    (
+      await sql<SweptTask>`
+        SELECT t.id, t.type, t.status, t.attempt, t.job_id, t.lang
+        FROM task t
+        JOIN unnest(${queues.map((q) => q.type)}::text[], ${queues.map((q) => q.queue)}::text[])
+          AS kind(type, queue) ON kind.type = t.type
+        WHERE t.status IN ('CREATED', 'RESTARTING')
+          AND NOT EXISTS (
+            SELECT 1 FROM pgboss.job j
+            WHERE j.name = kind.queue AND j.id = t.job_id AND j.state IN ('created', 'retry', 'active')
+          )
+        ORDER BY t.id
+        LIMIT ${limit}`.execute(db)
+    ).rows,
+
+  /** Deletes up to `limit` tasks that ended before `finishedBefore`, with their files (retention, P87). */
+  deleteFinished: async (db: Kysely<DB>, finishedBefore: Date, limit: number) =>
+    (
+      await sql`
+        DELETE FROM task WHERE id IN (
+          SELECT id FROM task
+          WHERE status IN ('FINISHED', 'ERROR', 'INTERRUPTED') AND finish_date < ${finishedBefore}
+          ORDER BY finish_date
+          LIMIT ${limit}
+        )`.execute(db)
+    ).numAffectedRows ?? 0n,
+};
+
+/** The chunks of task files (P86). */
+export const taskFileRepository = {
+  insertChunk: (db: Kysely<DB>, taskId: number, attempt: number, number: number, data: Buffer) =>
+    db.insertInto('task_file_chunk').values({ task_id: taskId, attempt, number, data }).execute(),
+
+  /** Deletes the task's chunks, except those of run `keepAttempt` when given. */
+  deleteChunks: (db: Kysely<DB>, taskId: number, keepAttempt?: number) =>
+    db
+      .deleteFrom('task_file_chunk')
+      .where('task_id', '=', taskId)
+      .$if(keepAttempt !== undefined, (qb) => qb.where('attempt', '<>', keepAttempt as number))
+      .execute(),
+
+  /** One chunk's bytes; undefined past the last one. */
+  chunk: async (db: Kysely<DB>, taskId: number, attempt: number, number: number) =>
+    (
+      await db
+        .selectFrom('task_file_chunk')
+        .select('data')
+        .where('task_id', '=', taskId)
+        .where('attempt', '=', attempt)
+        .where('number', '=', number)
+        .executeTakeFirst()
+    )?.data,
+};
