@@ -65,6 +65,17 @@ export interface Config {
   bodyLimitBytes: number;
   /** Size of the PostgreSQL connection pool (`DATABASE_POOL_SIZE`, default 10). */
   databasePoolSize: number;
+  /**
+   * Seconds an idempotency key and its stored answer are kept (`IDEMPOTENCY_RETENTION_SECONDS`, default 86400 =
+   * 24 h, D3.2); expired keys count as unused and are purged by a job (P123).
+   */
+  idempotencyRetentionSeconds: number;
+  /**
+   * Lease of an idempotency key's claim in seconds (`IDEMPOTENCY_LOCK_SECONDS`, default 60, P121): a repeat of a
+   * request whose process died before answering runs again once the lease has passed. While the request holds a
+   * transaction its claim is locked in the database, however long it runs.
+   */
+  idempotencyLockSeconds: number;
 }
 
 function flag(value: string | undefined): boolean | undefined {
@@ -126,5 +137,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
+    idempotencyRetentionSeconds: Math.max(
+      1,
+      integer('IDEMPOTENCY_RETENTION_SECONDS', env.IDEMPOTENCY_RETENTION_SECONDS, 86_400),
+    ),
+    idempotencyLockSeconds: Math.max(
+      1,
+      integer('IDEMPOTENCY_LOCK_SECONDS', env.IDEMPOTENCY_LOCK_SECONDS, 60),
+    ),
   };
 }

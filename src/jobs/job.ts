@@ -32,6 +32,11 @@ export interface JobDefinition<P extends object = object> {
   expireSeconds: number;
   /** Jobs fetched per poll by one worker (default 1). */
   batchSize?: number;
+  /**
+   * A cron expression (UTC, minute precision) to run the job periodically with an empty payload (pg-boss cron:
+   * across processes sharing the database, each due time enqueues one job).
+   */
+  cron?: string;
   /** Runs the job; a throw (or an expiry) schedules a retry while attempts remain. */
   perform: (payload: P, run: JobRun) => Promise<void>;
 }
@@ -46,6 +51,14 @@ export interface EnqueueOptions {
   /** At most one queued (not yet active) job with this key per queue (pg-boss singleton key). */
   singletonKey?: string;
 }
+
+/** pg-boss options of every job of `job`'s kind: retries with exponential backoff, expiry. */
+const jobOptions = (job: JobDefinition<never>) => ({
+  retryLimit: job.attempts - 1,
+  retryDelay: job.backoffSeconds,
+  retryBackoff: true,
+  expireInSeconds: job.expireSeconds,
+});
 
 /** Enqueues jobs and runs their workers, on the service's pg-boss. */
 export class JobQueue {
@@ -69,10 +82,7 @@ export class JobQueue {
       payloads.map((data) => ({
         name: job.name,
         data,
-        retryLimit: job.attempts - 1,
-        retryDelay: job.backoffSeconds,
-        retryBackoff: true,
-        expireInSeconds: job.expireSeconds,
+        ...jobOptions(job),
         ...(options.startAfter && { startAfter: options.startAfter.toISOString() }),
         ...(options.singletonKey && { singletonKey: options.singletonKey }),
       })),
@@ -80,9 +90,16 @@ export class JobQueue {
     );
   }
 
-  /** Creates the queues of `jobs` (idempotent); every process does it before it enqueues or works. */
+  /**
+   * Creates the queues of `jobs` and the schedules of those with a `cron` (both idempotent); every process does
+   * it before it enqueues or works.
+   */
   async ensureQueues(jobs: JobDefinition<never>[]): Promise<void> {
-    for (const job of jobs) await ensureQueue(this.boss, job.name);
+    for (const job of jobs) {
+      await ensureQueue(this.boss, job.name);
+      if (job.cron !== undefined)
+        await this.boss.schedule(job.name, job.cron, {}, { tz: 'UTC', ...jobOptions(job) });
+    }
   }
 
   /** Starts one worker per job in this process. */

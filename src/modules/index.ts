@@ -11,6 +11,7 @@ import { createInboundGroup } from './inbound/group.ts';
 import { createKeywordGroup } from './keyword/group.ts';
 import { createTagGroup } from './tag/group.ts';
 import { createWebhookGroup } from './webhook/group.ts';
+import { idempotencyKeysPart } from '../http/idempotency-purge.ts';
 
 /** Every group of the service, built once over `runtime`. */
 export function createGroups(runtime: Runtime): ResourceGroup[] {
@@ -22,6 +23,7 @@ export function createGroups(runtime: Runtime): ResourceGroup[] {
     ...createCatalogGroups(runtime),
     createKeywordGroup(runtime),
     createTagGroup(runtime),
+    idempotencyKeysPart(runtime),
   ];
 }
 

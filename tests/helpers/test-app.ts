@@ -26,6 +26,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Options of a test app: the runtime's, plus groups a test adds beside the service's own (test fixtures). */
+export interface TestAppOptions extends RuntimeOptions {
+  extraGroups?: (runtime: Runtime) => ResourceGroup[];
+}
+
 /** URL of the database of this test run. */
 export function testDatabaseUrl(): string {
   return inject('databaseUrl');
@@ -34,12 +39,12 @@ export function testDatabaseUrl(): string {
 /**
  * Creates a runtime and app; `env` overrides settings (e.g. WEBHOOK_ALLOW_PRIVATE).
  * @param databaseUrl the database to use (default: this run's test database)
- * @param options runtime options (e.g. `workers: false`)
+ * @param options runtime options (e.g. `workers: false`) and extra groups
  */
 export async function buildTestApp(
   env: Record<string, string> = {},
   databaseUrl = testDatabaseUrl(),
-  options: RuntimeOptions = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
@@ -49,7 +54,7 @@ export async function buildTestApp(
     ...env,
   });
   const runtime = await openRuntime(config, databaseUrl, options);
-  const groups = createGroups(runtime);
+  const groups = [...createGroups(runtime), ...(options.extraGroups?.(runtime) ?? [])];
   const app = await buildApp(runtime, groups, { logger: false });
   await app.ready();
   await startGroupWorkers(runtime, groups);
@@ -72,7 +77,7 @@ export async function buildTestApp(
 export function useTestApp(
   ready: (t: TestApp) => Promise<void> | void,
   env: Record<string, string> = {},
-  options: RuntimeOptions = {},
+  options: TestAppOptions = {},
 ): void {
   let t: TestApp | undefined;
   beforeAll(async () => {
