@@ -8,7 +8,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
@@ -23,6 +22,8 @@ import {
   MISSING_ID,
 } from '../helpers/http.ts';
 import { idempotencyFixture, type IdempotencyFixture } from '../fixtures/idempotency-routes.ts';
+import { waitFor } from '../fixtures/webhook-kit.ts';
+import { openBlockingTransaction, waitUntilBlockedBy } from '../helpers/blocking-transaction.ts';
 import { idempotencyPurgeJob } from '../../src/http/idempotency-purge.ts';
 
 let t: TestApp;
@@ -110,40 +111,9 @@ const newDocument = async (name: string) => {
   return response.json<{ id: number; name: string; versionId: number }>();
 };
 
-/** Locks a tag row from a connection of the test's own, as a concurrent writer would. */
-async function lockTag(id: number): Promise<{ pid: number; release(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: testDatabaseUrl() });
-  await client.connect();
-  await client.query('begin');
-  await client.query('select id from product_tag where id = $1 for update', [id]);
-  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-  return {
-    pid: rows[0]?.pid as number,
-    release: async () => {
-      await client.query('rollback');
-      await client.end();
-    },
-  };
-}
-
-/** Polls `check` every 20 ms. @throws after 10 s */
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
-}
-
-/** Resolves once some backend waits for a lock the backend `pid` holds. */
-const blockedBy = (pid: number) =>
-  until('a request waits for the test lock', async () => {
-    const { rows } = await sql<{ waiting: number }>`
-      select count(*)::int as waiting from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))`.execute(
-      db(),
-    );
-    return (rows[0]?.waiting ?? 0) > 0;
-  });
+/** Locks a tag row from a transaction of the test's own. */
+const lockTag = (id: number) =>
+  openBlockingTransaction(testDatabaseUrl(), 'select id from product_tag where id = $1 for update', [id]);
 
 describe('replays', () => {
   it('answers a repeated create from the store and creates nothing more', async () => {
@@ -280,7 +250,7 @@ describe('a request in flight', () => {
     let first: Promise<LightMyRequestResponse>;
     try {
       first = call('PUT', `/api/tag/${tag.id}`, { key, payload });
-      await blockedBy(lock.pid);
+      await waitUntilBlockedBy(db(), lock.pid);
       expectError(
         await call('PUT', `/api/tag/${tag.id}`, { key, payload }),
         409,
@@ -324,13 +294,13 @@ describe('a request in flight', () => {
         body: JSON.stringify(payload),
         signal: aborted.signal,
       });
-      await blockedBy(lock.pid);
+      await waitUntilBlockedBy(db(), lock.pid);
       aborted.abort();
       await expect(request).rejects.toThrow();
     } finally {
       await lock.release();
     }
-    await until(
+    await waitFor(
       'the answer is stored',
       async () => (await keyRow(account.clientId, key))?.response_status === 200,
     );
@@ -477,7 +447,7 @@ describe('an early commit (commitNow)', () => {
     const path = '/api/idempotency-fixture/two-step';
     const interrupted = call('POST', path, { key, payload: { name } });
     // The first step is committed before the answer; the request then stalls (as if its process had died).
-    await until('the first step is committed', async () => (await tagCount(account.clientId, name)) === 1);
+    await waitFor('the first step is committed', async () => (await tagCount(account.clientId, name)) === 1);
     expectError(await call('POST', path, { key, payload: { name } }), 409, 'error_idempotency_in_progress');
     await sleep(1_100);
     const resumed = await call('POST', path, { key, payload: { name } });
