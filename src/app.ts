@@ -116,7 +116,7 @@ export async function buildApp(
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticationHook(runtime.authenticator));
-      installIdempotencyKeys(api, new IdempotencyKeys(runtime.database.db, config));
+      installIdempotencyKeys(api, new IdempotencyKeys(runtime.database.db, config, runtime.secrets));
       for (const { scope, routes, prefix } of groups)
         if (scope === 'api' && routes) await api.register(routes, { prefix });
     },

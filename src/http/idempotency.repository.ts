@@ -31,7 +31,7 @@ declare module '../db/schema.ts' {
   }
 }
 
-/** A stored answer: status, content type and exact body bytes. */
+/** A stored answer: status, content type and exact body bytes (sealed in the table, plain elsewhere). */
 export interface StoredAnswer {
   status: number;
   contentType: string | null;
@@ -59,7 +59,14 @@ export interface KeyState {
 const seconds = (count: number) => sql<Date>`now() + make_interval(secs => ${count})`;
 
 export const idempotencyRepository = {
-  /** Inserts the claim of a new key; undefined when the client already has this key. */
+  /**
+   * Inserts the claim of a new key; undefined when the client already has this key.
+   *
+   * Committed asynchronously (`synchronous_commit` off for this statement's own transaction): the claim needs no
+   * WAL flush of its own. Every transaction that changes something under the claim updates its row and commits
+   * synchronously later in the WAL, which flushes the claim with it; a claim lost in a database crash belonged to
+   * a request whose transaction was lost too, so a repeat just claims again (P121).
+   */
   claim: async (
     db: Kysely<DB>,
     values: {
@@ -72,20 +79,15 @@ export const idempotencyRepository = {
     },
   ): Promise<number | undefined> =>
     (
-      await db
-        .insertInto('idempotency_key')
-        .values({
-          client_id: values.clientId,
-          key: values.key,
-          fingerprint: values.fingerprint,
-          claim_token: values.token,
-          locked_until: seconds(values.leaseSeconds),
-          expires_at: seconds(values.retentionSeconds),
-        })
-        .onConflict((conflict) => conflict.columns(['client_id', 'key']).doNothing())
-        .returning('id')
-        .executeTakeFirst()
-    )?.id,
+      await sql<{ id: number }>`
+        with async_commit as (select set_config('synchronous_commit', 'off', true))
+        insert into idempotency_key (client_id, key, fingerprint, claim_token, locked_until, expires_at)
+        select ${values.clientId}, ${values.key}, ${values.fingerprint}, ${values.token},
+               ${seconds(values.leaseSeconds)}, ${seconds(values.retentionSeconds)}
+        from async_commit
+        on conflict (client_id, key) do nothing
+        returning id`.execute(db)
+    ).rows[0]?.id,
 
   /** The client's row of `key`, if any. */
   find: async (db: Kysely<DB>, clientId: number, key: string): Promise<KeyState | undefined> => {

@@ -21,6 +21,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { RequestCommit, type CommitGuard } from '../changes/request-commit.ts';
+import type { SecretBox } from '../security/secret-box.ts';
 import { AppError, validationError } from './errors.ts';
 import { idempotencyRepository, type Claim, type StoredAnswer } from './idempotency.repository.ts';
 
@@ -72,16 +73,21 @@ export interface IdempotencySettings {
   idempotencyLockSeconds: number;
 }
 
-/** Claims, stores and releases idempotency keys on one database. */
+/**
+ * Claims, stores and releases idempotency keys on one database. Stored bodies are sealed with the operator key
+ * (P160): an answer may carry a secret shown only once (a webhook's signing secret), and a replay must repeat it.
+ */
 export class IdempotencyKeys {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly settings: IdempotencySettings,
+    private readonly secrets: SecretBox,
   ) {}
 
   /**
    * Claims `key` of `clientId` for a request with `fingerprint`, or finds why it cannot (see `ClaimOutcome`).
    * An expired key counts as unused; a claim whose request died is taken over (P121).
+   * @throws SecretOpenError when a stored answer cannot be opened (the operator key changed)
    */
   async claim(clientId: number, key: string, fingerprint: Buffer): Promise<ClaimOutcome> {
     const token = randomUUID();
@@ -103,7 +109,11 @@ export class IdempotencyKeys {
         continue;
       }
       if (!found.fingerprint.equals(fingerprint)) return { kind: 'reuse' };
-      if (found.answer) return { kind: 'replay', answer: found.answer };
+      if (found.answer)
+        return {
+          kind: 'replay',
+          answer: { ...found.answer, body: this.secrets.openBytes(found.answer.body) },
+        };
       if (found.leased) return { kind: 'in-progress' };
       const taken = await idempotencyRepository.takeOver(
         this.db,
@@ -148,16 +158,17 @@ export class IdempotencyKeys {
    * @throws when the commit or the store fails (the key is released; the caller answers 500)
    */
   async finish(claim: Claim, commit: RequestCommit, answer: StoredAnswer): Promise<void> {
+    const sealed = { ...answer, body: this.secrets.sealBytes(answer.body) };
     try {
       if (commit.pending && answer.status < 500) {
         await commit.commit(async (trx) => {
-          if (!(await idempotencyRepository.storeAnswer(trx, claim, answer)))
+          if (!(await idempotencyRepository.storeAnswer(trx, claim, sealed)))
             throw new Error('the idempotency key was taken over while its request held it locked');
         });
         return;
       }
       await commit.rollback();
-      if (isStored(answer, commit)) await idempotencyRepository.storeAnswer(this.db, claim, answer);
+      if (isStored(answer, commit)) await idempotencyRepository.storeAnswer(this.db, claim, sealed);
       else await idempotencyRepository.release(this.db, claim);
     } catch (error) {
       await commit.rollback().catch(() => undefined);

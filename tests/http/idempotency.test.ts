@@ -181,6 +181,24 @@ describe('replays', () => {
     expectNotFound(await call('DELETE', `/api/tag/${tag.id}`), tag.id);
   });
 
+  it('replays a webhook create with its secret, which the store holds sealed', async () => {
+    const key = newKey();
+    const payload = {
+      name: 'Sealed answer',
+      url: 'https://93.184.216.34/hook',
+      organizationId: account.organizationId,
+      types: ['ORDER'],
+    };
+    const created = await call('POST', '/api/webhook/', { key, payload });
+    const { secret } = created.json<{ secret: string }>();
+    expect(secret).toMatch(/^whsec_/);
+    expectReplay(await call('POST', '/api/webhook/', { key, payload }), created);
+    const stored = (await keyRow(account.clientId, key))?.response_body;
+    expect(stored?.length).toBeGreaterThan(0);
+    expect(stored?.toString('latin1')).not.toContain(secret);
+    expect(stored?.toString('latin1')).not.toContain('Sealed answer');
+  });
+
   it('keeps keys per client: two clients may use the same key', async () => {
     const key = newKey();
     const name = `Shared key ${randomUUID()}`;

@@ -17,6 +17,7 @@ CREATE TABLE idempotency_key (
   checkpoint jsonb,
   response_status integer,
   response_content_type text,
+  -- The exact body, sealed with the operator key (AES-256-GCM, P160): an answer may carry a secret shown once.
   response_body bytea,
   created_at timestamptz NOT NULL DEFAULT now(),
   expires_at timestamptz NOT NULL,
