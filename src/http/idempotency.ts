@@ -62,7 +62,13 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
 
 /** What claiming a key found. */
 export type ClaimOutcome =
-  | { kind: 'claimed'; claim: Claim; resumed: { checkpoint: unknown } | undefined }
+  | {
+      kind: 'claimed';
+      claim: Claim;
+      /** The claim of a request that died was taken over. */
+      takenOver: boolean;
+      resumed: { checkpoint: unknown } | undefined;
+    }
   | { kind: 'replay'; answer: StoredAnswer }
   | { kind: 'reuse' }
   | { kind: 'in-progress' };
@@ -101,7 +107,8 @@ export class IdempotencyKeys {
         leaseSeconds: this.settings.idempotencyLockSeconds,
         retentionSeconds: this.settings.idempotencyRetentionSeconds,
       });
-      if (id !== undefined) return { kind: 'claimed', claim: { id, token }, resumed: undefined };
+      if (id !== undefined)
+        return { kind: 'claimed', claim: { id, token }, takenOver: false, resumed: undefined };
       const found = await idempotencyRepository.find(this.db, clientId, key);
       if (!found) continue;
       if (found.expired) {
@@ -125,6 +132,7 @@ export class IdempotencyKeys {
       return {
         kind: 'claimed',
         claim: { id: found.id, token },
+        takenOver: true,
         resumed: taken.committedEarly ? { checkpoint: taken.checkpoint } : undefined,
       };
     }
@@ -257,6 +265,11 @@ export function installIdempotencyKeys(api: FastifyInstance, keys: IdempotencyKe
         case 'in-progress':
           return done(new AppError('error_idempotency_in_progress'));
         case 'claimed': {
+          if (outcome.takenOver)
+            request.log.warn(
+              { idempotencyKey: key, resumed: outcome.resumed !== undefined },
+              'idempotency key: the request holding it died; this repeat runs it again',
+            );
           const commit = new RequestCommit(keys.guard(outcome.claim), outcome.resumed);
           claiming.set(request, { claim: outcome.claim, commit });
           // The handler runs inside: its changes find this request's commit (AsyncLocalStorage).
