@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchCatalog } from './catalog.ts';
+import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import {
   liveServers,
@@ -118,7 +119,11 @@ async function main(): Promise<void> {
       ...credentials,
     };
 
-    const parts: BenchPartResult[] = [await benchInbound(context, log), await benchCatalog(context, log)];
+    const parts: BenchPartResult[] = [
+      await benchInbound(context, log),
+      await benchCatalog(context, log),
+      await benchIdempotency(context, log),
+    ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);
 
