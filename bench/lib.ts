@@ -217,6 +217,8 @@ export interface LoadOptions {
   url: string;
   /** path and query of the n-th request (default: the path of `url` every time) */
   pathFor?: (index: number) => string;
+  /** more headers of the n-th request (e.g. a new `Idempotency-Key` each time) */
+  headersFor?: (index: number) => Record<string, string>;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
@@ -226,14 +228,22 @@ export interface LoadOptions {
 
 /** Runs autocannon against `url` for `seconds` (its own timeout bounds every request at 10 s). */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const { pathFor } = options;
+  const { pathFor, headersFor } = options;
   let sent = 0;
+  const setupRequest = (request: autocannon.Request) => {
+    const index = sent++;
+    return {
+      ...request,
+      ...(pathFor && { path: pathFor(index) }),
+      ...(headersFor && { headers: { ...request.headers, ...headersFor(index) } }),
+    };
+  };
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
     ...(options.body === undefined ? {} : { body: options.body }),
-    ...(pathFor && { requests: [{ setupRequest: (request) => ({ ...request, path: pathFor(sent++) }) }] }),
+    ...((pathFor || headersFor) && { requests: [{ setupRequest }] }),
     connections: options.connections,
     duration: options.seconds,
     timeout: 10,
@@ -267,7 +277,12 @@ export interface SequentialResult {
 export async function runSequential(options: {
   baseUrl: string;
   headers?: Record<string, string>;
-  request: (index: number) => { method: 'GET' | 'POST'; path: string; body?: string };
+  request: (index: number) => {
+    method: 'GET' | 'POST';
+    path: string;
+    body?: string;
+    headers?: Record<string, string>;
+  };
   maxCount: number;
   maxSeconds: number;
   expectStatus?: number;
@@ -279,7 +294,7 @@ export async function runSequential(options: {
   const deadline = performance.now() + options.maxSeconds * 1000;
   try {
     for (let index = 0; index < options.maxCount && performance.now() < deadline; index++) {
-      const { method, path: requestPath, body } = options.request(index);
+      const { method, path: requestPath, body, headers } = options.request(index);
       const started = performance.now();
       const status = await new Promise<number | undefined>((resolve) => {
         const request = http.request(
@@ -291,6 +306,7 @@ export async function runSequential(options: {
             agent,
             headers: {
               ...options.headers,
+              ...headers,
               ...(body === undefined
                 ? {}
                 : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),

@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchCatalog } from './catalog.ts';
+import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import { benchReceipts } from './receipts.ts';
 import {
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
       await benchInbound(context, log),
       await benchCatalog(context, log),
       await benchReceipts(context, log),
+      await benchIdempotency(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);

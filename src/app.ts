@@ -2,7 +2,8 @@
  * Builds the HTTP application over a runtime; never listens (STYLE §1). `src/server.ts` listens.
  *
  * Request pipeline of the `/api` scope: request id → authentication and role (onRequest) → validation →
- * handler → presenter. Rate limits and idempotency keys slot in as preHandler hooks of that scope.
+ * idempotency key (preHandler, `src/http/idempotency.ts`) → handler → presenter → stored answer and commit of an
+ * idempotent request (onSend). Rate limits slot in as preHandler hooks of that scope.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -21,6 +22,7 @@ import {
 import { validationError } from './http/errors.ts';
 import { transformRoute } from './http/openapi.ts';
 import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts';
+import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { ErrorResponse } from './http/schemas.ts';
 import type { ResourceGroup } from './modules/group.ts';
@@ -109,13 +111,14 @@ export async function buildApp(
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
-  for (const group of groups.filter((candidate) => candidate.scope === 'root'))
-    await app.register(group.routes, { prefix: group.prefix });
+  for (const { scope, routes, prefix } of groups)
+    if (scope === 'root' && routes) await app.register(routes, { prefix });
   await app.register(
     async (api) => {
       api.addHook('onRequest', authenticationHook(runtime.authenticator));
-      for (const group of groups.filter((candidate) => candidate.scope === 'api'))
-        await api.register(group.routes, { prefix: group.prefix });
+      installIdempotencyKeys(api, new IdempotencyKeys(runtime.database.db, config, runtime.secrets));
+      for (const { scope, routes, prefix } of groups)
+        if (scope === 'api' && routes) await api.register(routes, { prefix });
     },
     { prefix: '/api' },
   );

@@ -88,6 +88,17 @@ export interface Config {
   taskRetentionDays: number;
   /** `TASK_PROGRESS_WRITE_MS` (default 1000): a task's progress is written at most this often (P82). */
   taskProgressWriteMs: number;
+  /**
+   * Seconds an idempotency key and its stored answer are kept (`IDEMPOTENCY_RETENTION_SECONDS`, default 86400 =
+   * 24 h, D3.2); expired keys count as unused and are purged by a job (P123).
+   */
+  idempotencyRetentionSeconds: number;
+  /**
+   * Lease of an idempotency key's claim in seconds (`IDEMPOTENCY_LOCK_SECONDS`, default 60, P121): a repeat of a
+   * request whose process died before answering runs again once the lease has passed. While the request holds a
+   * transaction its claim is locked in the database, however long it runs.
+   */
+  idempotencyLockSeconds: number;
 }
 
 function flag(value: string | undefined): boolean | undefined {
@@ -162,5 +173,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskSweepSeconds: Math.max(1, integer('TASK_SWEEP_SECONDS', env.TASK_SWEEP_SECONDS, 15)),
     taskRetentionDays: integer('TASK_RETENTION_DAYS', env.TASK_RETENTION_DAYS, 7),
     taskProgressWriteMs: integer('TASK_PROGRESS_WRITE_MS', env.TASK_PROGRESS_WRITE_MS, 1000),
+    idempotencyRetentionSeconds: Math.max(
+      1,
+      integer('IDEMPOTENCY_RETENTION_SECONDS', env.IDEMPOTENCY_RETENTION_SECONDS, 86_400),
+    ),
+    idempotencyLockSeconds: Math.max(
+      1,
+      integer('IDEMPOTENCY_LOCK_SECONDS', env.IDEMPOTENCY_LOCK_SECONDS, 60),
+    ),
   };
 }

@@ -8,14 +8,34 @@
  *
  * Groups register how the entities of their event kinds are rendered (`registerRenderer`); the webhook group
  * installs the outbox (`installRecorder`). Without a recorder, events are dropped (a runtime with no webhook group).
+ *
+ * In a request with an idempotency key the commit is deferred to the answer, which is stored in the same
+ * transaction (`request-commit.ts`, P121); everything above still holds, only the commit and the after-commit steps
+ * happen when the reply is sent. `RunOptions.commitNow` commits at once for code that must make its change durable
+ * before it calls an external system.
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { notifyChange, type ChangeKind } from '../db/notifications.ts';
 import type { EventCandidate, EventRecorder, EventType, RenderEntities } from '../events/outbox.ts';
+import { RequestCommit, type TransactionStep } from './request-commit.ts';
 
-/** A step run inside the change's transaction, after the work. */
-export type TransactionStep = (trx: Transaction<DB>) => Promise<void>;
+export type { TransactionStep } from './request-commit.ts';
+
+/** Options of one change (`ChangeRunner.run`). */
+export interface RunOptions<T> {
+  /**
+   * Commit this change (with the request's earlier ones) before `run` returns, even in a request with an
+   * idempotency key, whose changes otherwise commit with its stored answer (P122). For a change that must be
+   * durable before an external call (e.g. a fiscal receipt row before the provider is asked to print it). If the
+   * request is interrupted after this commit and before its answer is stored, a repeat with the same key runs the
+   * request again, and `resumedCheckpoint()` then returns what `checkpoint` made of this change's result.
+   * Outside such a request every change commits before `run` returns anyway.
+   */
+  commitNow?: boolean;
+  /** With `commitNow`: the JSON value a repeat of an interrupted request resumes from (ids, not secrets). */
+  checkpoint?: (result: T) => unknown;
+}
 
 /** What one change does besides its own rows, collected while it runs. */
 export class ChangeSet {
@@ -86,18 +106,33 @@ export class ChangeRunner {
    * Runs `work` as one transaction with its events, notifications and steps (see the module comment).
    * Errors thrown by `work` roll everything back and propagate unchanged.
    * @throws Error when an event kind raised by `work` has no renderer (wiring bug)
+   * @throws 409 `error_idempotency_in_progress` when the request's idempotency key was taken over by a repeat
    */
-  async run<T>(work: (trx: Transaction<DB>, change: ChangeSet) => Promise<T>): Promise<T> {
+  async run<T>(
+    work: (trx: Transaction<DB>, change: ChangeSet) => Promise<T>,
+    options: RunOptions<T> = {},
+  ): Promise<T> {
     const change = new ChangeSet();
-    const result = await this.db.transaction().execute(async (trx) => {
+    const perform = async (trx: Transaction<DB>) => {
       const value = await work(trx, change);
       await this.recordEvents(trx, change.events);
       for (const { kind, key } of change.notifications) await notifyChange(trx, kind, key);
       for (const step of change.beforeCommitSteps) await step(trx);
       return value;
-    });
+    };
+    const request = RequestCommit.current();
+    if (request) return request.run(this.db, perform, change.afterCommitSteps, options);
+    const result = await this.db.transaction().execute(perform);
     for (const step of change.afterCommitSteps) step();
     return result;
+  }
+
+  /**
+   * In a repeat of an idempotent request that was interrupted after a `commitNow` change: the checkpoint that
+   * change recorded (see `RunOptions.checkpoint`); undefined otherwise.
+   */
+  resumedCheckpoint(): unknown {
+    return RequestCommit.current()?.checkpoint;
   }
 
   private async recordEvents(trx: Transaction<DB>, events: EventCandidate[]): Promise<void> {

@@ -30,6 +30,9 @@ export function createDatabase(connectionString: string, poolSize = 10): Databas
   const pool = new pg.Pool({ connectionString, max: poolSize, idleTimeoutMillis: 30_000 });
   // An idle client that loses its server (restart, network) emits here; the pool replaces it.
   pool.on('error', () => undefined);
+  // A checked-out client between queries (a transaction waiting for its request's answer, P121) that loses its
+  // server would emit an unhandled 'error' and end the process; its next query fails instead, and the pool drops it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -1,8 +1,9 @@
 /**
  * Shapes the OpenAPI document for generated clients (issue 6): every operation gets an `operationId`
  * (`<method><Path>`, e.g. `getInboundByOrderId`, unless the route names its own), int64 path ids are declared as
- * integers (they are validated as digit strings so they are never rounded, P4), and operations that answer
- * `application/hal+json` (inbound, D5.11) declare that media type for their 200 answer.
+ * integers (they are validated as digit strings so they are never rounded, P4), operations that answer
+ * `application/hal+json` (inbound, D5.11) declare that media type for their 200 answer, and every mutation of
+ * `/api` declares the `Idempotency-Key` header with its 409 and 422 answers (D3.2, P120).
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { INT64_PATTERN } from './schemas.ts';
@@ -45,6 +46,37 @@ function typedPathIds(params: unknown): unknown {
 /** Routes whose bodies are sent as `application/hal+json` (D5.11). */
 const isHal = (url: string) => url.startsWith('/api/inbound');
 
+/** Methods whose `/api` operations take an `Idempotency-Key` (D3.2, P120). */
+const IDEMPOTENT_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Declares the `Idempotency-Key` header and its 409/422 answers on a mutation of `/api` (D3.2, P120). */
+function withIdempotencyKey(schema: Schema): Schema {
+  const headers = (schema.headers ?? { type: 'object', properties: {} }) as Schema;
+  const response = schema.response as Record<string, Schema> | undefined;
+  const error = { $ref: 'ErrorResponse' };
+  return {
+    ...schema,
+    headers: {
+      ...headers,
+      properties: {
+        ...(headers.properties as Schema),
+        'Idempotency-Key': {
+          type: 'string',
+          minLength: 1,
+          maxLength: 255,
+          pattern: '^[\\x20-\\x7e]+$',
+          description:
+            'Makes a retry safe: the first request with a key runs and its answer is stored for 24 h; a repeat ' +
+            'with the same key and request gets that answer with `Idempotent-Replayed: true`. 409 ' +
+            '`error_idempotency_in_progress` while the first still runs, 422 `error_idempotency_key_reuse` for ' +
+            'the same key with another request.',
+        },
+      },
+    },
+    response: { ...response, 409: response?.['409'] ?? error, 422: error },
+  };
+}
+
 /** The per-route transform of `@fastify/swagger`. */
 export const transformRoute: NonNullable<FastifyDynamicSwaggerOptions['transform']> = ({
   schema,
@@ -52,7 +84,9 @@ export const transformRoute: NonNullable<FastifyDynamicSwaggerOptions['transform
   route,
 }) => {
   const method = (Array.isArray(route.method) ? route.method[0] : route.method) as string;
-  const next: Schema = { ...(schema as Schema) };
+  const given = schema as Schema;
+  const next: Schema =
+    url.startsWith('/api/') && IDEMPOTENT_METHODS.has(method) ? withIdempotencyKey(given) : { ...given };
   next.operationId ??= operationIdOf(method, url);
   if (next.params) next.params = typedPathIds(next.params);
   const response = next.response as Record<string, Schema> | undefined;

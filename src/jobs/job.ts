@@ -34,6 +34,11 @@ export interface JobDefinition<P extends object = object> {
   batchSize?: number;
   /** Workers of this job in each process (default 1), each fetching its own batches. */
   workers?: number;
+  /**
+   * A cron expression (UTC, minute precision) to run the job periodically with an empty payload (pg-boss cron:
+   * across processes sharing the database, each due time enqueues one job).
+   */
+  cron?: string;
   /** Runs the job; a throw (or an expiry) schedules a retry while attempts remain. */
   perform: (payload: P, run: JobRun) => Promise<void>;
 }
@@ -50,6 +55,14 @@ export interface EnqueueOptions {
   /** The job's id (a UUID), when the caller stores it beforehand; only with a single payload. */
   id?: string;
 }
+
+/** pg-boss options of every job of `job`'s kind: retries with exponential backoff, expiry. */
+const jobOptions = (job: JobDefinition<never>) => ({
+  retryLimit: job.attempts - 1,
+  retryDelay: job.backoffSeconds,
+  retryBackoff: true,
+  expireInSeconds: job.expireSeconds,
+});
 
 /** Enqueues jobs and runs their workers, on the service's pg-boss. */
 export class JobQueue {
@@ -77,10 +90,7 @@ export class JobQueue {
       payloads.map((data) => ({
         name: job.name,
         data,
-        retryLimit: job.attempts - 1,
-        retryDelay: job.backoffSeconds,
-        retryBackoff: true,
-        expireInSeconds: job.expireSeconds,
+        ...jobOptions(job),
         ...(options.startAfter && { startAfter: options.startAfter.toISOString() }),
         ...(options.singletonKey && { singletonKey: options.singletonKey }),
         ...(options.id && { id: options.id }),
@@ -94,9 +104,16 @@ export class JobQueue {
     await this.boss.cancel(name, id, { db: transactionalDb(trx) });
   }
 
-  /** Creates the queues of `jobs` (idempotent); every process does it before it enqueues or works. */
+  /**
+   * Creates the queues of `jobs` and the schedules of those with a `cron` (both idempotent); every process does
+   * it before it enqueues or works.
+   */
   async ensureQueues(jobs: JobDefinition<never>[]): Promise<void> {
-    for (const job of jobs) await ensureQueue(this.boss, job.name);
+    for (const job of jobs) {
+      await ensureQueue(this.boss, job.name);
+      if (job.cron !== undefined)
+        await this.boss.schedule(job.name, job.cron, {}, { tz: 'UTC', ...jobOptions(job) });
+    }
   }
 
   /**

@@ -29,13 +29,14 @@ export function transactionalDb(trx: Transaction<DB>): PgBoss.Db {
 
 /**
  * Creates and starts pg-boss on `pool` (creating or migrating its schema under an advisory lock, so concurrent
- * processes do it once). Cron scheduling is off: the service has no cron jobs.
+ * processes do it once). Cron scheduling is on for jobs with a `cron` (P123): every process checks the schedules
+ * every 30 s and pg-boss enqueues each due run once across processes.
  * @throws when the database cannot be reached or the schema cannot be created
  */
 export async function startJobQueue(pool: pg.Pool, options: JobQueueOptions): Promise<PgBoss> {
   const boss = new PgBoss({
     db: { executeSql: (text, values) => pool.query(text, values) },
-    schedule: false,
+    schedule: true,
     supervise: true,
     maintenanceIntervalSeconds: options.maintenanceIntervalSeconds,
     // Completed jobs carry nothing the service reads again (the delivery log is in webhook_delivery).

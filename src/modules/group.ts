@@ -27,7 +27,8 @@ export interface ResourceGroup {
    */
   scope: 'api' | 'root';
   prefix: string;
-  routes: GroupRoutes;
+  /** Absent for a part that contributes only jobs or workers (e.g. the purge of idempotency keys). */
+  routes?: GroupRoutes;
   /** Job kinds this group enqueues and performs. */
   jobs?: JobDefinition<never>[];
   /** Background task kinds this group creates (TmsTask, D10.3); the task group runs them (P80). */

@@ -15,6 +15,7 @@ import { createTagGroup } from './tag/group.ts';
 import { createWebhookGroup } from './webhook/group.ts';
 import { createTaskGroup } from './task/group.ts';
 import type { TaskService } from './task/service.ts';
+import { idempotencyKeysPart } from '../http/idempotency-purge.ts';
 
 /** Builds a group that may create tasks (tests add their own groups this way). */
 export type GroupFactory = (runtime: Runtime, tasks: TaskService) => ResourceGroup;
@@ -34,6 +35,7 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
     createKeywordGroup(runtime),
     createTagGroup(runtime),
     createReceiptGroup(runtime),
+    idempotencyKeysPart(runtime),
     tasks,
     ...extra.map((build) => build(runtime, tasks.service)),
   ] satisfies ResourceGroup[];

@@ -38,10 +38,7 @@ export class SecretBox {
 
   /** Seals `plain` with a fresh random IV (sealing the same value twice gives different text). */
   seal(plain: string): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url');
+    return PREFIX + this.sealBytes(Buffer.from(plain, 'utf8')).toString('base64url');
   }
 
   /**
@@ -50,14 +47,29 @@ export class SecretBox {
    */
   open(sealed: string): string {
     if (!SecretBox.isSealed(sealed)) throw new SecretOpenError();
-    const data = Buffer.from(sealed.slice(PREFIX.length), 'base64url');
+    return this.openBytes(Buffer.from(sealed.slice(PREFIX.length), 'base64url')).toString('utf8');
+  }
+
+  /**
+   * Seals bytes (e.g. a stored answer that may carry a secret, P121): IV ‖ tag ‖ ciphertext, a fresh random IV.
+   */
+  sealBytes(plain: Buffer): Buffer {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const ciphertext = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+  }
+
+  /**
+   * Opens bytes sealed by `sealBytes`.
+   * @throws SecretOpenError when they are not sealed with this key or were changed
+   */
+  openBytes(data: Buffer): Buffer {
     if (data.length < IV_BYTES + TAG_BYTES) throw new SecretOpenError();
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, data.subarray(0, IV_BYTES));
       decipher.setAuthTag(data.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      return Buffer.concat([decipher.update(data.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
-        'utf8',
-      );
+      return Buffer.concat([decipher.update(data.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
     } catch {
       throw new SecretOpenError();
     }

@@ -12,6 +12,8 @@ export interface ApiRequest {
   url: string;
   query?: Record<string, string | number | boolean | readonly (string | number)[]>;
   payload?: unknown;
+  /** More request headers (e.g. `Idempotency-Key`). */
+  headers?: Record<string, string>;
 }
 
 /** An error body of the spec's error model (§7). */
@@ -44,7 +46,10 @@ export function send(
   token: string | undefined,
   request: ApiRequest,
 ): Promise<LightMyRequestResponse> {
-  const headers: Record<string, string> = token === undefined ? {} : { authorization: token };
+  const headers: Record<string, string> = {
+    ...request.headers,
+    ...(token === undefined ? {} : { authorization: token }),
+  };
   if (typeof request.payload === 'string') headers['content-type'] = 'application/json';
   return app.inject({
     method: request.method,

@@ -18,7 +18,14 @@ interface OpenApiDocument {
   servers: Array<{ url: string }>;
   paths: Record<
     string,
-    Record<string, { operationId?: string; responses: Record<string, { content?: Record<string, unknown> }> }>
+    Record<
+      string,
+      {
+        operationId?: string;
+        parameters?: Array<{ in: string; name: string; required?: boolean }>;
+        responses: Record<string, { content?: Record<string, unknown> }>;
+      }
+    >
   >;
 }
 
@@ -115,6 +122,22 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(document.paths['/api/webhook/']?.get?.responses['200']?.content ?? {})).toEqual([
       'application/json',
     ]);
+  });
+
+  it('declares the Idempotency-Key header and its 409/422 answers on every mutation, never on a read', async () => {
+    const document = (await t.app.inject('/openapi.json')).json<OpenApiDocument>();
+    for (const [method, path] of operations) {
+      if (!path.startsWith('/api/')) continue;
+      const operation = document.paths[path]?.[method];
+      const header = operation?.parameters?.find((parameter) => parameter.in === 'header');
+      const label = `${method.toUpperCase()} ${path}`;
+      if (method === 'get') {
+        expect(header, label).toBeUndefined();
+        continue;
+      }
+      expect(header, label).toMatchObject({ name: 'Idempotency-Key', required: false });
+      expect(Object.keys(operation?.responses ?? {}), label).toEqual(expect.arrayContaining(['409', '422']));
+    }
   });
 
   it('hides the operator API and the service endpoints', async () => {

@@ -25,6 +25,7 @@ export function createWebhookGroup(runtime: Runtime): WebhookGroup {
   runtime.changes.installRecorder(new WebhookOutbox(queue));
   const service = new WebhookService(
     runtime.database.db,
+    runtime.changes,
     queue,
     { allowPrivate: config.webhookAllowPrivate },
     runtime.secrets,

@@ -1,12 +1,13 @@
 /**
  * Webhook subscriptions and their delivery log (spec §4.4, §6, decision D9). Every query is scoped by the
- * caller's client; another client's subscription is indistinguishable from a missing one (D2.5).
+ * caller's client; another client's subscription is indistinguishable from a missing one (D2.5). Every mutation is
+ * one change (`ChangeRunner.run`), so an idempotency key stores its answer with it (P121).
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { DB } from '../../db/schema.ts';
-import { notifyChange } from '../../db/notifications.ts';
+import type { ChangeRunner } from '../../changes/change-runner.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { EVENT_TYPES } from '../../events/outbox.ts';
@@ -34,6 +35,7 @@ export function generateWebhookSecret(): string {
 export class WebhookService {
   constructor(
     private readonly db: Kysely<DB>,
+    private readonly changes: ChangeRunner,
     private readonly queue: DeliveryQueue,
     private readonly options: { allowPrivate: boolean },
     /** Seals the signing secret before it is stored (P160). */
@@ -59,6 +61,7 @@ export class WebhookService {
     if (!(await organizationRepository.findOfClient(this.db, principal.clientId, body.organizationId))) {
       throw new AppError('error_organization_not_found', { organizationId: body.organizationId });
     }
+    // Resolves the host name: done before the change, so no transaction waits on DNS.
     try {
       await assertSafeWebhookUrl(body.url, this.options.allowPrivate);
     } catch (error) {
@@ -66,15 +69,17 @@ export class WebhookService {
       throw error;
     }
     const secret = generateWebhookSecret();
-    const row = await webhookRepository.insert(this.db, {
-      client_id: principal.clientId,
-      organization_id: body.organizationId,
-      name: body.name,
-      url: body.url,
-      types,
-      secret: this.secrets.seal(secret),
+    return this.changes.run(async (trx) => {
+      const row = await webhookRepository.insert(trx, {
+        client_id: principal.clientId,
+        organization_id: body.organizationId,
+        name: body.name,
+        url: body.url,
+        types,
+        secret: this.secrets.seal(secret),
+      });
+      return presentCreatedWebhook(row, secret);
     });
-    return presentCreatedWebhook(row, secret);
   }
 
   /**
@@ -83,7 +88,7 @@ export class WebhookService {
    * @throws 404 `error_not_found` {entity: 'webhook', id}
    */
   async delete(principal: Principal, webhookId: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.changes.run(async (trx) => {
       if (!(await webhookRepository.softDelete(trx, principal.clientId, webhookId)))
         throw notFound('webhook', webhookId);
       await deliveryRepository.cancelPending(trx, webhookId, 'subscription deleted');
@@ -99,7 +104,7 @@ export class WebhookService {
     webhookId: number,
     query: DeliveriesQuery,
   ): Promise<WebhookDeliveryPage> {
-    await this.requireWebhook(principal, webhookId);
+    await this.requireWebhook(this.db, principal, webhookId);
     const limit = query.limit ?? 100;
     const page = query.page ?? 1;
     const rows = await deliveryRepository.pageOfWebhook(
@@ -125,20 +130,20 @@ export class WebhookService {
    * @throws 400 `error_webhook_disabled` when the receiver disabled the subscription with 410 Gone
    */
   async retry(principal: Principal, webhookId: number, deliveryId: number): Promise<WebhookDelivery> {
-    const webhook = await this.requireWebhook(principal, webhookId);
-    if (webhook.disabled_at !== null) throw new AppError('error_webhook_disabled', { id: webhookId });
-    return this.db.transaction().execute(async (trx) => {
+    return this.changes.run(async (trx, change) => {
+      const webhook = await this.requireWebhook(trx, principal, webhookId);
+      if (webhook.disabled_at !== null) throw new AppError('error_webhook_disabled', { id: webhookId });
       const delivery = await deliveryRepository.findOfWebhook(trx, principal.clientId, webhookId, deliveryId);
       if (!delivery) throw notFound('delivery', deliveryId);
       const reopened = await deliveryRepository.reopen(trx, deliveryId);
       await this.queue.enqueue(trx, [{ deliveryId, attempts: reopened.attempts }]);
-      await notifyChange(trx, 'webhook', WAKE_KEY);
+      change.notify('webhook', WAKE_KEY);
       return presentDelivery({ ...reopened, type: delivery.type, entity_id: delivery.entity_id });
     });
   }
 
-  private async requireWebhook(principal: Principal, webhookId: number) {
-    const webhook = await webhookRepository.findOfClient(this.db, principal.clientId, webhookId);
+  private async requireWebhook(db: Kysely<DB>, principal: Principal, webhookId: number) {
+    const webhook = await webhookRepository.findOfClient(db, principal.clientId, webhookId);
     if (!webhook) throw notFound('webhook', webhookId);
     return webhook;
   }

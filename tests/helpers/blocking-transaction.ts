@@ -1,0 +1,47 @@
+/**
+ * Makes a request slow in a real way: a transaction of the test's own, on its own connection, holds the row or
+ * unique-key locks the request needs (as a concurrent writer would), until the test releases it.
+ */
+import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.ts';
+import { waitFor } from '../fixtures/webhook-kit.ts';
+
+/** An open transaction of the test and the backend that runs it. */
+export interface BlockingTransaction {
+  /** PostgreSQL backend pid of the transaction's connection. */
+  pid: number;
+  /** Rolls the transaction back (its locks are released) and closes its connection. */
+  release(): Promise<void>;
+}
+
+/** Opens a transaction on `databaseUrl` and runs `statement` with `values` in it (e.g. `select … for update`). */
+export async function openBlockingTransaction(
+  databaseUrl: string,
+  statement: string,
+  values: unknown[],
+): Promise<BlockingTransaction> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('begin');
+  await client.query(statement, values);
+  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+  return {
+    pid: rows[0]?.pid as number,
+    release: async () => {
+      await client.query('rollback');
+      await client.end();
+    },
+  };
+}
+
+/** Resolves once some backend of the database of `db` waits for a lock that backend `pid` holds. */
+export function waitUntilBlockedBy(db: Kysely<DB>, pid: number): Promise<void> {
+  return waitFor(`a backend waiting for a lock of backend ${pid}`, async () => {
+    const { rows } = await sql<{ waiting: number }>`
+      select count(*)::int as waiting from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))`.execute(
+      db,
+    );
+    return (rows[0]?.waiting ?? 0) > 0;
+  });
+}
