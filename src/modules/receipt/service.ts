@@ -3,10 +3,10 @@
  * Every query is scoped by the caller's client; another client's document or receipt answers exactly like a
  * missing one (D2.5).
  *
- * Create commits the receipt (CREATED) and its first refresh job in one transaction, then calls the provider and
- * records its answer (P75): accepted → PENDING, refused → FAILED; no usable answer → it stays CREATED and is
- * answered as it is (200), the refresh job sends it again with the same external id. Update asks the provider
- * about an unsettled receipt and stores what it says.
+ * Create commits the receipt (CREATED) and its first refresh job in one transaction — at once, also in a request
+ * with an idempotency key (P122) — then calls the provider and records its answer (P75): accepted → PENDING,
+ * refused → FAILED; no usable answer → it stays CREATED and is answered as it is (200), the refresh job sends it
+ * again with the same external id. Update asks the provider about an unsettled receipt and stores what it says.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
@@ -87,30 +87,38 @@ export class ReceiptService {
    *   lines or with a total of 0 (P71)
    */
   async create(principal: Principal, orderId: number, type: ReceiptType): Promise<Receipt> {
+    const resumed = await this.resumedReceipt(principal);
+    if (resumed) return resumed;
     const { row, settings } = await this.changes
-      .run(async (trx) => {
-        const order = await orderRepository.lock(trx, principal.clientId, orderId);
-        if (!order) throw notFound('order', orderId);
-        if (order.deleted) throw new AppError('error_order_deleted', { id: String(orderId) });
-        const settings = await this.exchange.settings(trx, principal.clientId, order.organization_id);
-        if (!settings)
-          throw new AppError('error_cash_register_not_configured', { organizationId: order.organization_id });
-        checkRules(await receiptRepository.listOfOrder(trx, principal.clientId, orderId), type);
-        const { lines, totalText } = receiptLines(
-          await receiptRepository.positions(trx, principal.clientId, orderId),
-        );
-        const row = await receiptRepository.insert(trx, {
-          client_id: principal.clientId,
-          organization_id: order.organization_id,
-          order_id: orderId,
-          receipt_type: type,
-          cash_register_service: settings.service,
-          total_amount: totalText,
-          lines: JSON.stringify(lines),
-        });
-        await this.refresh.schedule(trx, row.id, 0);
-        return { row, settings };
-      })
+      .run(
+        async (trx) => {
+          const order = await orderRepository.lock(trx, principal.clientId, orderId);
+          if (!order) throw notFound('order', orderId);
+          if (order.deleted) throw new AppError('error_order_deleted', { id: String(orderId) });
+          const settings = await this.exchange.settings(trx, principal.clientId, order.organization_id);
+          if (!settings)
+            throw new AppError('error_cash_register_not_configured', {
+              organizationId: order.organization_id,
+            });
+          checkRules(await receiptRepository.listOfOrder(trx, principal.clientId, orderId), type);
+          const { lines, totalText } = receiptLines(
+            await receiptRepository.positions(trx, principal.clientId, orderId),
+          );
+          const row = await receiptRepository.insert(trx, {
+            client_id: principal.clientId,
+            organization_id: order.organization_id,
+            order_id: orderId,
+            receipt_type: type,
+            cash_register_service: settings.service,
+            total_amount: totalText,
+            lines: JSON.stringify(lines),
+          });
+          await this.refresh.schedule(trx, row.id, 0);
+          return { row, settings };
+        },
+        // The row and its refresh job are durable before the provider is asked, also with an idempotency key (P122).
+        { commitNow: true, checkpoint: ({ row }) => ({ receiptId: row.id }) },
+      )
       .catch((error: unknown) => {
         const violation = error as { code?: string; constraint?: string };
         if (violation.code === '23505' && violation.constraint === LIVE_TYPE_INDEX) throw alreadyExists(type);
@@ -142,6 +150,18 @@ export class ReceiptService {
         { 'retry-after': String(RETRY_AFTER_SECONDS) },
       );
     return presentReceipt(stored);
+  }
+
+  /**
+   * In a repeat of an idempotent create interrupted after its receipt was committed (P122): that receipt, sent
+   * again to its provider with the same external id (never fiscalised twice, D8.3) and answered as stored.
+   */
+  private async resumedReceipt(principal: Principal): Promise<Receipt | undefined> {
+    const checkpoint = this.changes.resumedCheckpoint() as { receiptId?: number } | undefined;
+    if (checkpoint?.receiptId === undefined) return undefined;
+    const row = await this.find(principal, checkpoint.receiptId);
+    if (isSettled(row.status)) return presentReceipt(row);
+    return presentReceipt(await this.exchange.record(row, await this.exchange.refresh(row)));
   }
 
   private async find(principal: Principal, receiptId: number): Promise<ReceiptRow> {
