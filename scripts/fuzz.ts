@@ -11,15 +11,12 @@
  * `DATABASE_URL` when set (then a run leaves its account behind, and ids differ from run to run).
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../src/db/embedded-postgres.ts';
 import { runFuzz } from './fuzz/runner.ts';
 import { openFuzzTarget, type FuzzTarget } from './fuzz/target.ts';
 import { passed, renderMarkdown, renderText, writeResults } from './fuzz/report.ts';
+import { openThrowawayDatabase, type ThrowawayDatabase } from './throwaway-database.ts';
 
 const integer = (name: string, min: number, max: number) => (text: string) => {
   const value = Number(text);
@@ -44,24 +41,17 @@ const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
 const log = (line: string) => process.stderr.write(`[fuzz] ${line}\n`);
 log(`seed ${seed} (replay: npm run fuzz -- --seed ${seed} --requests ${options.requests})`);
 
-const dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-fuzz-'));
-let embedded: EmbeddedPostgresHandle | undefined;
+let database: ThrowawayDatabase | undefined;
 let target: FuzzTarget | undefined;
 const cleanUp = async () => {
   await target?.close();
-  await embedded?.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await database?.close();
 };
 process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
 
 try {
-  let databaseUrl = process.env.DATABASE_URL;
-  if (!databaseUrl) {
-    log('starting the embedded PostgreSQL…');
-    embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres') });
-    databaseUrl = embedded.databaseUrl;
-  }
-  target = await openFuzzTarget(databaseUrl, randomBytes(32).toString('hex'), dataDir);
+  database = await openThrowawayDatabase(log);
+  target = await openFuzzTarget(database.databaseUrl, randomBytes(32).toString('hex'), database.dataDir);
   const report = await runFuzz({
     app: target.app,
     runtime: target.runtime,
