@@ -7,6 +7,7 @@
  * - Numbers are finite and bounded: an integer or number without a `maximum`/`minimum` gets ±(2^53 − 1), so
  *   `Infinity`, `1e309` or an int64 beyond 2^53 are refused before they reach SQL.
  * - Strings carry no NUL character and no unpaired UTF-16 surrogate (PostgreSQL text cannot store either).
+ * - Values nest at most `MAX_INPUT_DEPTH` levels (P146).
  *
  * Schemas are cloned before they are changed, so response schemas sharing the same objects keep their shape.
  */
@@ -60,20 +61,32 @@ function tighten(schema: unknown): void {
 
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The dotted path and reason of the first string holding NUL or an unpaired surrogate, if any. */
-export function findUnstorableString(value: unknown, path: string): string | undefined {
+/**
+ * How deeply a body, query or path value may nest (P146). No operation takes more than a few levels; a deeper
+ * value (`[[[…]]]` 5,000 times) would overflow the stack of the recursive walks that read it.
+ */
+export const MAX_INPUT_DEPTH = 64;
+
+/** A value no request may carry: its dotted path and why. */
+export interface UnstorableValue {
+  path: string;
+  reason: string;
+}
+
+/**
+ * The first string holding NUL or an unpaired surrogate (P34), or the first value nested deeper than
+ * `MAX_INPUT_DEPTH` (P146), if any.
+ */
+export function findUnstorableValue(value: unknown, path: string, depth = 0): UnstorableValue | undefined {
   if (typeof value === 'string')
-    return value.includes('\u0000') || UNPAIRED_SURROGATE.test(value) ? path : undefined;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = findUnstorableString(item, path === '' ? String(index) : `${path}.${index}`);
-      if (found !== undefined) return found;
-    }
-  } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const found = findUnstorableString(item, path === '' ? key : `${path}.${key}`);
-      if (found !== undefined) return found;
-    }
+    return value.includes('\u0000') || UNPAIRED_SURROGATE.test(value)
+      ? { path, reason: 'contains a NUL character or an unpaired surrogate' }
+      : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= MAX_INPUT_DEPTH) return { path, reason: `nested more than ${MAX_INPUT_DEPTH} levels deep` };
+  for (const [key, item] of Object.entries(value)) {
+    const found = findUnstorableValue(item, path === '' ? key : `${path}.${key}`, depth + 1);
+    if (found !== undefined) return found;
   }
   return undefined;
 }
@@ -95,12 +108,8 @@ export function installStrictInput(app: FastifyInstance): void {
       [request.query, 'querystring'],
       [request.body, 'body'],
     ] as const) {
-      const field = findUnstorableString(part, '');
-      if (field !== undefined)
-        throw validationError(
-          field === '' ? fallback : field,
-          'contains a NUL character or an unpaired surrogate',
-        );
+      const found = findUnstorableValue(part, '');
+      if (found !== undefined) throw validationError(found.path === '' ? fallback : found.path, found.reason);
     }
   });
 }

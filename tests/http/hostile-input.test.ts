@@ -267,3 +267,28 @@ describe('framework errors in the error model', () => {
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'error_headers_too_large', params: {} });
   });
 });
+
+describe('deeply nested bodies (found by the fuzzer, P146)', () => {
+  const nested = (depth: number, leaf = '') => `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`;
+  const post = (url: string, payload: string) =>
+    send(t.app, account.writeToken, { method: 'POST', url, payload });
+
+  it('refuses a body nested 5,000 levels deep on any route, also one that reads no body, never a 500', async () => {
+    const order = await createOrder(t.app, account.writeToken, { ...base(), products: [productLine()] });
+    for (const url of [
+      '/api/brand',
+      '/api/inbound/',
+      `/api/inbound/setOrderMarkingStatus?status=CARDS_SIGNED&orderId=${order.id}`,
+    ]) {
+      const body = expectValidation(await post(url, nested(5_000)), /^0(\.0)+$/);
+      expect(body.params.reason).toBe('nested more than 64 levels deep');
+    }
+  });
+
+  it('refuses nesting beyond 64 levels inside a field that takes any value, and accepts 64', async () => {
+    const deep = (depth: number) =>
+      `{"organizationId":${account.organizationId},"type":"INCOME","_links":${nested(depth - 1)}}`;
+    expectValidation(await create(deep(65)), /^_links(\.0)+$/);
+    expect((await create(deep(64))).statusCode).toBe(200);
+  });
+});

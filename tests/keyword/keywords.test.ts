@@ -99,6 +99,14 @@ describe('keyword groups', () => {
     expect(await ok('DELETE', '/api/keyword/group', [one.id, two.id])).toBe('OK');
     expectNotFound(await call('GET', `/api/keyword/group/${two.id}`), two.id);
   });
+
+  it('deletes no keyword for an empty list, and still answers 404 for an unknown group (found by the fuzzer)', async () => {
+    const group = await newGroup('Kept', ['a', 'b']);
+    expect(await ok('DELETE', `/api/keyword/group/${group.id}/keywords`, [])).toBe('OK');
+    expect(await ok('GET', `/api/keyword/group/${group.id}`)).toEqual(group);
+    expectNotFound(await call('DELETE', `/api/keyword/group/${MISSING_ID}/keywords`, []), MISSING_ID);
+    expect(await ok('DELETE', '/api/keyword/group', [])).toBe('OK');
+  });
 });
 
 describe('merge', () => {

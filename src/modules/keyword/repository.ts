@@ -85,14 +85,16 @@ export const keywordRepository = {
           .then(() => undefined),
   /** Deletes keywords of one group; returns the ids that were there. */
   deleteKeywords: async (db: Kysely<DB>, groupId: number, ids: readonly number[]) =>
-    (
-      await db
-        .deleteFrom('keyword')
-        .where('group_id', '=', groupId)
-        .where('id', 'in', [...ids])
-        .returning('id')
-        .execute()
-    ).map((row) => row.id),
+    ids.length === 0
+      ? []
+      : (
+          await db
+            .deleteFrom('keyword')
+            .where('group_id', '=', groupId)
+            .where('id', 'in', [...ids])
+            .returning('id')
+            .execute()
+        ).map((row) => row.id),
   /** Attaches every keyword of `groupIds` to the entity (already attached ones are kept). */
   attach: (
     db: Kysely<DB>,

@@ -1,0 +1,150 @@
+/**
+ * The reference page `/docs` in a real browser (issue 10 point 7, P147): headless Chromium (Debian's `chromium`
+ * package, which `.ci/run` installs when missing) driven by playwright-core. `walkDocsPage` does what a reader
+ * does — reads the groups, opens `GET /api/webhook/`, authorizes with a token in the "Authorize" dialog, runs
+ * "Try it out" → "Execute" — and reports what the page showed. Every request the page makes to anything but the
+ * service's loopback address is aborted and reported.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/** Where Debian's `chromium` package puts the browser (`CHROMIUM_PATH` overrides it). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * What the machine needs to run Chromium as root in a container: no sandbox, no GPU, and nothing that reaches
+ * the network on its own (QUIC, background networking, component updates, sync). Playwright adds the fresh
+ * `--user-data-dir`.
+ */
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** How long one step of the page may take (Swagger UI renders the whole document once). */
+const STEP_TIMEOUT_MS = 30_000;
+
+/** A headless Chromium with a fresh profile, and how to close it (and remove the profile). */
+export interface DocsBrowser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts Chromium with a fresh user data directory.
+ * @throws Error naming the missing browser and how to install it, when `CHROMIUM_PATH` does not exist
+ */
+export async function launchChromium(): Promise<DocsBrowser> {
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`,
+    );
+  const profile = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-chromium-'));
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      viewport: { width: 1280, height: 900 },
+    });
+    return {
+      context,
+      async close() {
+        await context.close();
+        await rm(profile, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(profile, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** What the page showed. */
+export interface DocsPageWalk {
+  /** The groups (OpenAPI tags) the page lists, in its order. */
+  groups: string[];
+  /** The status Swagger UI shows for the executed `GET /api/webhook/`. */
+  executedStatus: string;
+  /** The response body Swagger UI shows for it. */
+  executedBody: string;
+  /** Requests the page tried to send off the service's address (aborted). */
+  blockedRequests: string[];
+}
+
+/**
+ * Walks `/docs` of the service at `baseUrl` (`http://127.0.0.1:<port>`) with `token`; saves a screenshot of the
+ * executed operation to `screenshotPath` when given.
+ */
+export async function walkDocsPage(
+  context: BrowserContext,
+  baseUrl: string,
+  token: string,
+  screenshotPath?: string,
+): Promise<DocsPageWalk> {
+  const blockedRequests: string[] = [];
+  const origin = new URL(baseUrl).origin;
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
+  await page.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();
+    blockedRequests.push(url);
+    return route.abort('blockedbyclient');
+  });
+  try {
+    await page.goto(`${baseUrl}/docs`);
+    await page.locator('.opblock-tag').first().waitFor();
+    const groups = await page
+      .locator('.opblock-tag')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-tag') ?? ''));
+    await authorize(page, token);
+    const operation = page.locator('#operations-webhook-getWebhook');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('.try-out__btn').click();
+    await operation.locator('button.execute').click();
+    const status = operation.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor();
+    const executedStatus = (await status.innerText()).trim();
+    const executedBody = await operation
+      .locator('.live-responses-table tbody .response-col_description pre')
+      .first()
+      .innerText();
+    if (screenshotPath) {
+      await hideToken(page, token);
+      await operation.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: screenshotPath });
+    }
+    return { groups, executedStatus, executedBody, blockedRequests };
+  } finally {
+    await page.close();
+  }
+}
+
+/** Enters `token` for the `token` security scheme in the "Authorize" dialog and closes it. */
+async function authorize(page: Page, token: string): Promise<void> {
+  await page.locator('button.authorize').first().click();
+  const dialog = page.locator('.modal-ux');
+  await dialog.locator('input').first().fill(token);
+  await dialog.locator('button.authorize').click();
+  await dialog.locator('button.btn-done').click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+/** Shortens `token` wherever the page shows it (the curl example), so a screenshot never holds a token. */
+async function hideToken(page: Page, token: string): Promise<void> {
+  await page.evaluate((secret) => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      if (node.textContent?.includes(secret)) node.textContent = node.textContent.replaceAll(secret, 'so_…');
+  }, token);
+}
