@@ -14,6 +14,7 @@
 import type { Runtime } from '../../src/runtime.ts';
 import { AccountService } from '../../src/modules/accounts/service.ts';
 import { loadDictionary, sampleDictionary } from '../../src/modules/catalog/dictionary.ts';
+import { SANDBOX_PASSWORD } from '../../src/connectors/cash-register/sandbox-kit.ts';
 import { EVENT_TYPES } from '../../src/events/outbox.ts';
 import { createAccount } from '../../tests/helpers/factories.ts';
 
@@ -69,7 +70,7 @@ export async function createFuzzAccount(
   await accounts.setCashRegister(account.organizationId, {
     service: 'CASH_REGISTER_A',
     login: 'fuzz',
-    password: 'fuzz-password',
+    password: SANDBOX_PASSWORD,
   });
   await accounts.setIntegration(account.organizationId, { service: 'SERVICE_01', apiKey: 'fuzz-api-key' });
   await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));

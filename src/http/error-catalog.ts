@@ -191,6 +191,11 @@ export const errorCatalog = {
     ru: 'Возврат {receiptType} требует завершённого чека {requiredType}',
     en: '{receiptType} needs a completed {requiredType} receipt',
   },
+  error_cash_register_credentials_refused: {
+    status: 400,
+    ru: 'Оператор фискальных данных отклонил логин и пароль кассы организации {organizationId}; исправьте настройки кассы, чек {id} будет отправлен повторно',
+    en: 'The fiscal data operator refused the cash-register login and password of organization {organizationId}; correct the settings, receipt {id} will be sent again',
+  },
   error_cash_register_unavailable: {
     status: 503,
     ru: 'Оператор фискальных данных недоступен; чек будет отправлен повторно',

@@ -128,7 +128,16 @@ describe.each(CASH_REGISTER_SERVICES)('faults of %s', (service) => {
     expect(created.status).toBe('CREATED');
     expect(created.errorMessage).toMatch(/401/);
     expect(await sandbox().documents(created.id)).toEqual([]);
-    expect((await updateReceipt(app(), account.readToken, created.id)).statusCode).toBe(503);
+    expectError(
+      await updateReceipt(app(), account.readToken, created.id),
+      400,
+      'error_cash_register_credentials_refused',
+      {
+        id: String(created.id),
+        organizationId: account.organizationId,
+        cashRegisterService: service,
+      },
+    );
     await configureCashRegister(app(), account.organizationId, {
       service,
       baseUrl: sandbox().url,

@@ -88,7 +88,7 @@ export type ProviderOutcome =
   | { kind: 'completed'; providerReceiptId: string; providerStatus: string; fiscal: FiscalData }
   | { kind: 'failed'; providerReceiptId: string | null; providerStatus: string; message: string }
   | { kind: 'cancelled'; providerReceiptId: string; providerStatus: string; message: string | null }
-  | { kind: 'unavailable'; message: string };
+  | { kind: 'unavailable'; message: string; credentialsRefused?: boolean };
 
 /** A fiscal-data operator. Both methods never throw: every failure is an outcome. */
 export interface CashRegisterConnector {
@@ -102,6 +102,16 @@ export interface CashRegisterConnector {
 
 /** `{kind: 'unavailable'}` with `message`. */
 export const unavailable = (message: string): ProviderOutcome => ({ kind: 'unavailable', message });
+
+/**
+ * `unavailable` because the provider refused the organization's login and password: nothing is wrong with the
+ * receipt, which is kept and sent again; the operator must correct the settings (P78).
+ */
+export const credentialsRefused = (message: string): ProviderOutcome => ({
+  kind: 'unavailable',
+  message,
+  credentialsRefused: true,
+});
 
 /** Kopecks → rubles as a JSON number with at most 2 decimals (exact for amounts below 2^53 kopecks). */
 export const rubles = (kopecks: number): number => Number((kopecks / 100).toFixed(2));

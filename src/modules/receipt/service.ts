@@ -143,6 +143,12 @@ export class ReceiptService {
       throw new AppError('error_cash_register_not_configured', { organizationId: row.organization_id });
     const outcome = await this.exchange.exchange(row, settings.account);
     const stored = await this.exchange.record(row, outcome);
+    if (outcome.kind === 'unavailable' && outcome.credentialsRefused && !isSettled(stored.status))
+      throw new AppError('error_cash_register_credentials_refused', {
+        id: String(receiptId),
+        organizationId: row.organization_id,
+        cashRegisterService: row.cash_register_service,
+      });
     if (outcome.kind === 'unavailable' && !isSettled(stored.status))
       throw new AppError(
         'error_cash_register_unavailable',

@@ -10,6 +10,7 @@ import { HttpClient, HttpTransportError, type HttpRequest } from '../../http-cli
 import {
   rubles,
   unavailable,
+  credentialsRefused,
   USER_AGENT,
   type CashRegisterConnector,
   type ProviderAccount,
@@ -170,8 +171,10 @@ export class ProviderAClient implements CashRegisterConnector {
     });
     if ('kind' in answer) return answer;
     const token = answer.body.token;
-    if (answer.status !== 200 || typeof token !== 'string' || token === '')
-      return unavailable(`getToken: ${describe(answer.status, answer.body)}`);
+    if (answer.status !== 200 || typeof token !== 'string' || token === '') {
+      const message = `getToken: ${describe(answer.status, answer.body)}`;
+      return answer.status === 401 ? credentialsRefused(message) : unavailable(message);
+    }
     if (this.tokens.size > 10_000) this.tokens.clear();
     this.tokens.set(key, token);
     return token;

@@ -9,6 +9,7 @@ import { HttpClient, HttpTransportError } from '../../http-client.ts';
 import {
   rubles,
   unavailable,
+  credentialsRefused,
   USER_AGENT,
   type CashRegisterConnector,
   type ProviderAccount,
@@ -151,7 +152,8 @@ export class ProviderBClient implements CashRegisterConnector {
         headers: { accept: 'application/json', authorization: `Basic ${credentials}`, ...headers },
         body,
       });
-      if (response.status === 401) return unavailable('the provider refused the credentials (HTTP 401)');
+      if (response.status === 401)
+        return credentialsRefused('the provider refused the credentials (HTTP 401)');
       if (response.status !== 200) return unavailable(`the provider answered HTTP ${response.status}`);
       try {
         return response.json<Envelope<T>>();
