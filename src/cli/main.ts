@@ -17,7 +17,7 @@ import { loadOperatorKey, SecretBox } from '../security/secret-box.ts';
 import { AppError } from '../http/errors.ts';
 import { renderMessage } from '../http/error-catalog.ts';
 import { runUntilSignalled } from '../server.ts';
-import { SANDBOXES, type SandboxServer } from '../connectors/sandboxes.ts';
+import { PROVIDER_URL_VARIABLES, SANDBOXES, type SandboxServer } from '../connectors/sandboxes.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -127,7 +127,7 @@ program
       const server = await definition.start({ host: options.host, port: definition.defaultPort });
       servers.push(server);
       log(
-        `${definition.name}: ${server.url}  (set ${definition.urlSetting} through its environment variable)`,
+        `${definition.name}: ${server.url}  (${PROVIDER_URL_VARIABLES[definition.urlSetting]}=${server.url})`,
       );
     }
     if (servers.length === 0) log('no sandbox to start');

@@ -27,6 +27,13 @@ export interface SandboxServer {
 /** The config settings that hold an external system's base URL. */
 export type ProviderUrlSetting = 'cashRegisterAUrl' | 'cashRegisterBUrl' | 'market1ApiUrl';
 
+/** The environment variable of each URL setting (`src/config.ts`), as operators type it. */
+export const PROVIDER_URL_VARIABLES: Readonly<Record<ProviderUrlSetting, string>> = {
+  cashRegisterAUrl: 'CASH_REGISTER_A_URL',
+  cashRegisterBUrl: 'CASH_REGISTER_B_URL',
+  market1ApiUrl: 'MARKET1_API_URL',
+};
+
 /** How to start one system's sandbox. */
 export interface SandboxDefinition {
   /** Short name: `npm run sandbox -- <name>` starts only that one; also in logs. */

@@ -2,17 +2,34 @@
  * The one store of the service: PostgreSQL through `pg` and the Kysely query builder (decision D12.1).
  *
  * int64 (`bigint`) values are returned as JS numbers while they fit in 2^53 and as `bigint` beyond, so an id
- * is never silently rounded; `numeric` stays an exact decimal string.
+ * is never silently rounded (in `bigint[]` too); `numeric` stays an exact decimal string and `date` its
+ * `YYYY-MM-DD` text.
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 
 const INT8_OID = 20;
-pg.types.setTypeParser(INT8_OID, (value: string) => {
+/** Not in pg-types' enumeration of built-in types. */
+const INT8_ARRAY_OID = 1016 as Parameters<typeof pg.types.setTypeParser>[0];
+const DATE_OID = 1082;
+
+const int8 = (value: string): number | bigint => {
   const parsed = Number(value);
   return Number.isSafeInteger(parsed) ? parsed : BigInt(value);
-});
+};
+pg.types.setTypeParser(INT8_OID, int8);
+// bigint[] (e.g. a campaign's product ids) as numbers too; elements of int8 arrays are never quoted.
+pg.types.setTypeParser(INT8_ARRAY_OID, (value: string) =>
+  value === '{}'
+    ? []
+    : value
+        .slice(1, -1)
+        .split(',')
+        .map((element) => (element === 'NULL' ? null : int8(element))),
+);
+// A calendar day stays its `YYYY-MM-DD` text: a JS Date would shift it by the process's time zone.
+pg.types.setTypeParser(DATE_OID, (value: string) => value);
 
 /** A connection pool and the typed query builder over it. */
 export interface Database {
