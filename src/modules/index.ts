@@ -7,6 +7,7 @@ import type { Runtime } from '../runtime.ts';
 import type { ResourceGroup } from './group.ts';
 import { adminRoutes } from './accounts/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { createCampaignGroup } from './campaign/group.ts';
 import { createCatalogGroups } from './catalog/group.ts';
 import { createInboundGroup } from './inbound/group.ts';
 import { createKeywordGroup } from './keyword/group.ts';
@@ -35,6 +36,7 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
     createKeywordGroup(runtime),
     createTagGroup(runtime),
     createReceiptGroup(runtime),
+    createCampaignGroup(runtime, tasks.service),
     idempotencyKeysPart(runtime),
     tasks,
     ...extra.map((build) => build(runtime, tasks.service)),

