@@ -14,6 +14,8 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedde
 import { startMissingSandboxes, type SandboxServer } from './connectors/sandboxes.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { providerASandbox } from './connectors/cash-register/provider-a/sandbox.ts';
+import { market1Sandbox } from './connectors/market1/sandbox.ts';
+import { MARKET1_SERVICE } from './modules/campaign/market1-access.ts';
 import { SANDBOX_PASSWORD } from './connectors/cash-register/sandbox-kit.ts';
 
 /** A database URL and how to release it. */
@@ -77,6 +79,13 @@ export async function startService(givenConfig: Config): Promise<RunningService>
             service: 'CASH_REGISTER_A',
             login: 'demo',
             password: SANDBOX_PASSWORD,
+          });
+        // ... and, when it serves the Market1 sandbox, a prepared integration there (any key is an account of
+        // the sandbox), so the campaign operations work out of the box (P96).
+        if (sandboxes.some((server) => server.name === market1Sandbox.name))
+          await accounts.setIntegration(demo.organizationId, {
+            service: MARKET1_SERVICE,
+            apiKey: 'demo-market1',
           });
         printDemoCredentials(demo, config.dataDir);
       }

@@ -603,10 +603,16 @@ export async function startMarket1Sandbox(options: Market1SandboxOptions): Promi
   return { name: 'market1', url: `http://${host}:${port}`, close: () => app.close() };
 }
 
+/** Window scale of the rate limits of the sandbox the service and `npm run sandbox` serve (P96). */
+export const SERVED_RATE_LIMIT_SCALE = 0.01;
+
 /** The Market1 sandbox in the registry of `src/connectors/sandboxes.ts` (port 8093, `MARKET1_API_URL`). */
 export const market1Sandbox: SandboxDefinition = {
   name: 'market1',
   urlSetting: 'market1ApiUrl',
   defaultPort: 8093,
-  start: ({ host, port }) => startMarket1Sandbox({ host, port }),
+  // Served by `npm run sandbox` and the embedded default: the published limits with windows × 0.01 (statistics
+  // once per 0.6 s instead of per minute), so an import on a first `npm start` takes seconds, not minutes.
+  start: ({ host, port }) =>
+    startMarket1Sandbox({ host, port, rateLimits: { scale: SERVED_RATE_LIMIT_SCALE } }),
 };
