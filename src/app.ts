@@ -3,7 +3,8 @@
  *
  * Request pipeline of the `/api` scope: request id → authentication and role (onRequest) → validation →
  * idempotency key (preHandler, `src/http/idempotency.ts`) → handler → presenter → stored answer and commit of an
- * idempotent request (onSend). Rate limits slot in as preHandler hooks of that scope.
+ * idempotent request (onSend). Before all of it, on every route but the exempt ones, the rate limit counts the
+ * request per token or IP address (onRequest, `src/http/rate-limit.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -24,6 +25,7 @@ import { transformRoute } from './http/openapi.ts';
 import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts';
 import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
+import { installRateLimit } from './http/rate-limit.ts';
 import { ErrorResponse } from './http/schemas.ts';
 import type { ResourceGroup } from './modules/group.ts';
 
@@ -74,6 +76,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
   installStrictInput(app);
   installShutdownAnswer(app);
+  await installRateLimit(app, runtime);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -99,6 +99,26 @@ export interface Config {
    * transaction its claim is locked in the database, however long it runs.
    */
   idempotencyLockSeconds: number;
+  /**
+   * Requests one token (or, without a live token, one IP address) may make per window (`RATE_LIMIT_MAX`, default
+   * 6000; 0 = no rate limit). Admin, health, readiness, metrics and documentation routes are exempt (P125).
+   */
+  rateLimitMax: number;
+  /** Length of a rate-limit window in seconds (`RATE_LIMIT_WINDOW_SECONDS`, default 60, P125). */
+  rateLimitWindowSeconds: number;
+  /**
+   * Where rate-limit counters live (`RATE_LIMIT_STORE`: `memory`, `database` or `redis`, P126). Default: `redis`
+   * when `REDIS_URL` is set, else `database` with an external `DATABASE_URL` (counters shared by every process
+   * on it), else `memory` (the embedded database serves a single process).
+   */
+  rateLimitStore: 'memory' | 'database' | 'redis';
+  /** Redis URL for the rate-limit counters (`REDIS_URL`, e.g. `redis://127.0.0.1:6379`). */
+  redisUrl: string | undefined;
+  /**
+   * `METRICS_TOKEN`: when set, `GET /metrics` answers only `Authorization: Bearer <token>` (P129); unset = open
+   * (bind the service to a private interface or put it behind a proxy).
+   */
+  metricsToken: string | undefined;
 }
 
 function flag(value: string | undefined): boolean | undefined {
@@ -114,6 +134,19 @@ function integer(name: string, value: string | undefined, fallback: number): num
   return parsed;
 }
 
+const RATE_LIMIT_STORES = ['memory', 'database', 'redis'] as const;
+
+function rateLimitStore(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): Config['rateLimitStore'] {
+  const value = env.RATE_LIMIT_STORE;
+  if (value === undefined || value === '')
+    return env.REDIS_URL ? 'redis' : databaseUrl ? 'database' : 'memory';
+  const store = RATE_LIMIT_STORES.find((name) => name === value);
+  if (!store)
+    throw new Error(`RATE_LIMIT_STORE must be one of ${RATE_LIMIT_STORES.join(', ')}, got "${value}"`);
+  if (store === 'redis' && !env.REDIS_URL) throw new Error('RATE_LIMIT_STORE=redis needs REDIS_URL');
+  return store;
+}
+
 function seconds(name: string, value: string | undefined, fallback: number[]): number[] {
   if (value === undefined || value.trim() === '') return fallback;
   const parsed = value.split(',').map((part) => Number(part.trim()));
@@ -124,7 +157,8 @@ function seconds(name: string, value: string | undefined, fallback: number[]): n
 
 /**
  * Reads the settings from `env`.
- * @throws Error when a numeric setting is not a non-negative integer.
+ * @throws Error when a numeric setting is not a non-negative integer, or `RATE_LIMIT_STORE` is unknown (or
+ *   `redis` without `REDIS_URL`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -181,5 +215,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       1,
       integer('IDEMPOTENCY_LOCK_SECONDS', env.IDEMPOTENCY_LOCK_SECONDS, 60),
     ),
+    rateLimitMax: integer('RATE_LIMIT_MAX', env.RATE_LIMIT_MAX, 6000),
+    rateLimitWindowSeconds: Math.max(
+      1,
+      integer('RATE_LIMIT_WINDOW_SECONDS', env.RATE_LIMIT_WINDOW_SECONDS, 60),
+    ),
+    rateLimitStore: rateLimitStore(env, databaseUrl),
+    redisUrl: env.REDIS_URL || undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }

@@ -17,6 +17,7 @@ import { createWebhookGroup } from './webhook/group.ts';
 import { createTaskGroup } from './task/group.ts';
 import type { TaskService } from './task/service.ts';
 import { idempotencyKeysPart } from '../http/idempotency-purge.ts';
+import { rateLimitPart } from '../http/rate-limit-purge.ts';
 
 /** Builds a group that may create tasks (tests add their own groups this way). */
 export type GroupFactory = (runtime: Runtime, tasks: TaskService) => ResourceGroup;
@@ -38,6 +39,7 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
     createReceiptGroup(runtime),
     createCampaignGroup(runtime, tasks.service),
     idempotencyKeysPart(runtime),
+    rateLimitPart(runtime),
     tasks,
     ...extra.map((build) => build(runtime, tasks.service)),
   ] satisfies ResourceGroup[];

@@ -1,0 +1,118 @@
+/**
+ * Rate limits per token (issue 10 point 2, decisions P125–P128) on `@fastify/rate-limit`: a fixed window of
+ * `RATE_LIMIT_WINDOW_SECONDS` allowing `RATE_LIMIT_MAX` requests per key, where the key is the SHA-256 of a live
+ * token (never the token itself) or, without one, the caller's IP address. Every counted answer carries the IETF
+ * header fields of draft-ietf-httpapi-ratelimit-headers-10 (P127):
+ *
+ *   RateLimit-Policy: "default";q=6000;w=60      the quota and its window in seconds
+ *   RateLimit: "default";r=5999;t=60             requests remaining and seconds until the window ends
+ *
+ * Beyond the quota: 429 `error_rate_limited` with `Retry-After` (seconds). Counters live in memory, in PostgreSQL
+ * (`rate_limit_counter`, shared by every process on the database) or in Redis (`REDIS_URL`), see
+ * `config.rateLimitStore`. Admin, health, readiness, metrics and documentation routes are never counted. A store
+ * that fails lets the request through (logged): an outage of the counters must not become an outage of the API.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import type { Runtime } from '../runtime.ts';
+import { hashToken, tokenFromHeader, type TokenAuthenticator } from './auth.ts';
+import { AppError } from './errors.ts';
+import { rateLimitRepository } from './rate-limit.repository.ts';
+
+/** Path prefixes never counted (P125): operator, probe, scrape and documentation routes. */
+export const EXEMPT_PATHS = ['/admin', '/health', '/ready', '/metrics', '/docs', '/openapi.json'] as const;
+
+/** Name of the single quota policy in the header fields. */
+const POLICY = 'default';
+
+/** Redis key prefix of the counters. */
+const REDIS_NAMESPACE = 'seller-ops:rate-limit:';
+
+/** Whether `url` (path and query) falls under an exempt prefix, matched on whole path segments. */
+export function isExempt(url: string): boolean {
+  const path = url.split('?', 1)[0] as string;
+  return EXEMPT_PATHS.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/**
+ * The counter key of a request (P125): `token:<SHA-256 of the token, base64url>` for a live token, else
+ * `ip:<address>`. A wrong token counts against its IP address, so guessing tokens is limited too.
+ */
+export async function rateLimitKey(
+  request: FastifyRequest,
+  authenticator: TokenAuthenticator,
+): Promise<string> {
+  const token = tokenFromHeader(request.headers.authorization);
+  if (token !== undefined && (await authenticator.authenticate(token)))
+    return `token:${hashToken(token).toString('base64url')}`;
+  return `ip:${request.ip}`;
+}
+
+/** The `@fastify/rate-limit` store class over the `rate_limit_counter` table of `db` (P126). */
+export function databaseStore(db: Kysely<DB>): FastifyRateLimitStoreCtor {
+  return class DatabaseStore {
+    incr(
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+    ): void {
+      rateLimitRepository.increment(db, key, timeWindow).then(
+        (state) => callback(null, state),
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+
+    child(): DatabaseStore {
+      return new DatabaseStore();
+    }
+  };
+}
+
+/**
+ * Registers the rate limit on `app` (all routes, exempt ones skipped) unless `config.rateLimitMax` is 0. With the
+ * `redis` store it connects to `config.redisUrl` first and disconnects when the app closes.
+ * @throws when Redis cannot be reached at start
+ */
+export async function installRateLimit(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const { config } = runtime;
+  if (config.rateLimitMax === 0) return;
+  let redis: Redis | undefined;
+  if (config.rateLimitStore === 'redis') {
+    redis = new Redis(config.redisUrl as string, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    // Connection errors surface as failed increments (logged per request); the client reconnects by itself.
+    redis.on('error', () => undefined);
+    await redis.connect();
+    const client = redis;
+    app.addHook('onClose', async () => void (await client.quit()));
+  }
+  await app.register(rateLimit, {
+    global: false,
+    max: config.rateLimitMax,
+    timeWindow: config.rateLimitWindowSeconds * 1000,
+    keyGenerator: (request) => rateLimitKey(request, runtime.authenticator),
+    ...(config.rateLimitStore === 'database' ? { store: databaseStore(runtime.database.db) } : {}),
+    ...(redis ? { redis, nameSpace: REDIS_NAMESPACE } : {}),
+  });
+  const limiter = app.createRateLimit();
+  const policy = `"${POLICY}";q=${config.rateLimitMax};w=${config.rateLimitWindowSeconds}`;
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (isExempt(request.url)) return;
+    let result: Awaited<ReturnType<typeof limiter>>;
+    try {
+      result = await limiter(request);
+    } catch (error) {
+      request.log.warn({ err: error }, 'rate-limit store failed; request not counted');
+      return;
+    }
+    if (result.isAllowed) return;
+    const seconds = Math.max(result.isExceeded ? 1 : 0, result.ttlInSeconds);
+    reply.header('ratelimit-policy', policy);
+    reply.header('ratelimit', `"${POLICY}";r=${result.remaining};t=${seconds}`);
+    if (result.isExceeded)
+      throw new AppError('error_rate_limited', { retryAfter: seconds }, { 'retry-after': String(seconds) });
+  });
+}
