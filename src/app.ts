@@ -24,6 +24,7 @@ import { transformRoute } from './http/openapi.ts';
 import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts';
 import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
+import { installLingeringClose } from './http/lingering-close.ts';
 import { ErrorResponse } from './http/schemas.ts';
 import type { ResourceGroup } from './modules/group.ts';
 
@@ -74,6 +75,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
   installStrictInput(app);
   installShutdownAnswer(app);
+  installLingeringClose(app);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
