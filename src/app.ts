@@ -26,6 +26,7 @@ import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts'
 import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { installRateLimit } from './http/rate-limit.ts';
+import { installLingeringClose } from './http/lingering-close.ts';
 import { ErrorResponse } from './http/schemas.ts';
 import type { ResourceGroup } from './modules/group.ts';
 
@@ -77,6 +78,7 @@ export async function buildApp(
   installStrictInput(app);
   installShutdownAnswer(app);
   await installRateLimit(app, runtime);
+  installLingeringClose(app);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -4,6 +4,8 @@
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { answerNotModified, entityTag, requiredVersion } from '../../http/conditional.ts';
+import { validationError } from '../../http/errors.ts';
 import { errorResponses, parseId } from '../../http/schemas.ts';
 import type { CatalogService } from './service.ts';
 import {
@@ -110,25 +112,39 @@ export const catalogRoutes =
           response: { 200: Type.Ref('ProductModel'), ...errors },
         },
       },
-      (request) =>
-        catalog.getModel(
-          request.principal,
-          parseId('model', request.params.id),
-          request.query.withParams === true,
-        ),
+      async (request, reply) => {
+        const id = parseId('model', request.params.id);
+        const withParams = request.query.withParams === true;
+        const model = await catalog.getModel(request.principal, id, withParams);
+        if (
+          answerNotModified(
+            request,
+            reply,
+            entityTag('model', id, model.versionId, withParams ? 'params' : ''),
+          )
+        )
+          return reply;
+        return model;
+      },
     );
     app.put(
       '/model/:id',
       {
         schema: {
           tags,
-          summary: 'Replace the editable structure of a model (versionId required; stale → 409)',
+          summary: 'Replace the editable structure of a model (versionId or If-Match required; stale → 409)',
           params: IdParams,
           body: ModelReplaceBody,
           response: { 200: Type.Ref('ProductModel'), ...errors },
         },
       },
-      (request) => catalog.replaceModel(request.principal, parseId('model', request.params.id), request.body),
+      (request) => {
+        const id = parseId('model', request.params.id);
+        const { versionId } = requiredVersion(request, 'model', id, request.body.versionId);
+        if (versionId === undefined)
+          throw validationError('versionId', 'is required (or an If-Match header)');
+        return catalog.replaceModel(request.principal, id, { ...request.body, versionId });
+      },
     );
     app.patch(
       '/product/:id',
@@ -142,8 +158,20 @@ export const catalogRoutes =
           response: { 200: Type.Ref('Product'), ...errors },
         },
       },
-      (request) =>
-        catalog.patchProduct(request.principal, parseId('product', request.params.id), request.body),
+      (request) => {
+        const { versionId, id: modelId } = requiredVersion(
+          request,
+          'model',
+          undefined,
+          request.body.versionId,
+        );
+        return catalog.patchProduct(
+          request.principal,
+          parseId('product', request.params.id),
+          { ...request.body, versionId },
+          modelId,
+        );
+      },
     );
     app.get(
       '/product/find',

@@ -167,7 +167,11 @@ export type ModelCreateBody = Static<typeof ModelCreateBody>;
  */
 export const ModelReplaceBody = Type.Object({
   ...cardFields,
-  versionId: Int64({ description: 'The versionId of the card this replacement is based on' }),
+  versionId: Type.Optional(
+    Int64({
+      description: 'The versionId of the card this replacement is based on; required unless If-Match says it',
+    }),
+  ),
   organizationId: Type.Optional(Int64({ description: 'Read-only after creation: must match when sent' })),
 });
 export type ModelReplaceBody = Static<typeof ModelReplaceBody>;

@@ -321,13 +321,22 @@ export class CatalogService {
   /**
    * Applies a JSON merge patch (RFC 7396) to one final product: present fields are set, `null` clears `barcode`,
    * absent fields are kept. A patch that changes nothing is a no-op; otherwise the model's version grows.
+   * @param modelId the model an `If-Match` tag named (P134): another model than the product's is a conflict
    * @throws 404 `error_not_found` `{entity: 'product'}`; 409 `error_version_conflict` for a stale model `versionId`
    */
-  async patchProduct(principal: Principal, id: number, patch: ProductPatchBody): Promise<Product> {
+  async patchProduct(
+    principal: Principal,
+    id: number,
+    patch: ProductPatchBody,
+    modelId?: number,
+  ): Promise<Product> {
     return this.changes.run(async (trx) => {
       const product = await productRepository.lockWithModel(trx, principal.clientId, id);
       if (!product) throw notFound('product', id);
-      if (patch.versionId !== undefined && patch.versionId !== product.model_version_id)
+      if (
+        (patch.versionId !== undefined && patch.versionId !== product.model_version_id) ||
+        (modelId !== undefined && modelId !== product.model_id)
+      )
         throw new AppError('error_version_conflict', {
           id: String(product.model_id),
           currentVersionId: product.model_version_id,

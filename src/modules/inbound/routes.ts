@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { answerNotModified, entityTag, requiredVersion } from '../../http/conditional.ts';
 import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
 import type { InboundServices } from './group.ts';
 import {
@@ -60,7 +61,10 @@ export const inboundRoutes =
           response: { 200: Order, ...errors },
         },
       },
-      async (request, reply) => reply.type(HAL).send(await orders.patch(request.principal, request.body)),
+      async (request, reply) => {
+        const { versionId } = requiredVersion(request, 'order', request.body.id, request.body.versionId);
+        return reply.type(HAL).send(await orders.patch(request.principal, { ...request.body, versionId }));
+      },
     );
 
     app.get(
@@ -173,11 +177,12 @@ export const inboundRoutes =
         },
       },
       async (request, reply) => {
-        const body = await orders.getOrderBody(
-          request.principal,
-          parseId('order', request.params.orderId),
-          request.query,
-        );
+        const id = parseId('order', request.params.orderId);
+        const { body, versionId } = await orders.getOrderBody(request.principal, id, request.query);
+        const { limit, page } = request.query;
+        const variant =
+          limit === undefined && page === undefined ? '' : `limit${limit ?? 100}-page${page ?? 1}`;
+        if (answerNotModified(request, reply, entityTag('order', id, versionId, variant))) return reply;
         // A ready JSON string: Fastify sends it as is (no second serialization).
         return reply.type(HAL).send(body);
       },
@@ -238,16 +243,13 @@ export const inboundRoutes =
           response: { 200: OrderProduct, ...errors },
         },
       },
-      async (request, reply) =>
-        reply
+      async (request, reply) => {
+        const orderId = parseId('order', request.params.orderId);
+        const { versionId } = requiredVersion(request, 'order', orderId, request.body.versionId);
+        return reply
           .type(HAL)
-          .send(
-            await orders.updateProduct(
-              request.principal,
-              parseId('order', request.params.orderId),
-              request.body,
-            ),
-          ),
+          .send(await orders.updateProduct(request.principal, orderId, { ...request.body, versionId }));
+      },
     );
 
     app.post(

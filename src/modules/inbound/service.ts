@@ -312,11 +312,15 @@ export class InboundService {
   }
 
   /**
-   * The serialized body of `GET /api/inbound/{orderId}` (with products), from the cache when possible. Product
-   * paging (`limit`/`page`) bypasses the cache.
+   * The serialized body of `GET /api/inbound/{orderId}` (with products) and the `versionId` it shows (for its
+   * entity tag, P133), from the cache when possible. Product paging (`limit`/`page`) bypasses the cache.
    * @throws 404 `error_not_found` for a missing or foreign id (D2.5)
    */
-  async getOrderBody(principal: Principal, id: number, query: OrderGetQuery): Promise<string> {
+  async getOrderBody(
+    principal: Principal,
+    id: number,
+    query: OrderGetQuery,
+  ): Promise<{ body: string; versionId: number }> {
     if (query.limit !== undefined || query.page !== undefined) {
       const order = await orderRepository.find(this.db, principal.clientId, id);
       if (!order) throw notFound('order', id);
@@ -325,22 +329,25 @@ export class InboundService {
         limit,
         offset: ((query.page ?? 1) - 1) * limit,
       });
-      return JSON.stringify(presentOrder(order, products, this.baseUrl));
+      return {
+        body: JSON.stringify(presentOrder(order, products, this.baseUrl)),
+        versionId: order.version_id,
+      };
     }
     const cached = this.caches.documents.get(id, principal.clientId);
     // A hit is checked against the stored versionId (one primary-key read): a change another process
     // committed and answered is seen at once, even before its notification arrives (P36).
     if (
-      cached !== undefined &&
+      cached?.version !== undefined &&
       cached.version === (await orderRepository.versionOf(this.db, principal.clientId, id))
     )
-      return cached.body;
+      return { body: cached.body, versionId: cached.version };
     const readStartedAt = this.caches.documents.beginRead();
     const found = await orderRepository.findWithProducts(this.db, principal.clientId, id);
     if (!found) throw notFound('order', id);
     const body = JSON.stringify(presentOrder(found.order, found.products, this.baseUrl));
     this.caches.documents.store(id, id, principal.clientId, body, readStartedAt, found.order.version_id);
-    return body;
+    return { body, versionId: found.order.version_id };
   }
 
   /**
