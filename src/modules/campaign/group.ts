@@ -10,7 +10,10 @@ import type { ResourceGroup } from '../group.ts';
 import type { TaskDefinition } from '../task/definition.ts';
 import type { TaskService } from '../task/service.ts';
 import { TmsTask } from '../task/schemas.ts';
+import { campaignImportKinds } from './import.task.ts';
 import { Market1Access } from './market1-access.ts';
+import { CampaignOperations } from './operations.service.ts';
+import { campaignOperationsRoutes } from './operations.routes.ts';
 import { Campaign } from './schemas.ts';
 
 /** Builds the campaign group over `runtime`; `tasks` creates the import, reload and export tasks. */
@@ -18,11 +21,13 @@ export function createCampaignGroup(runtime: Runtime, tasks: TaskService): Resou
   const db = runtime.database.db;
   const access = new Market1Access(db, runtime.secrets, runtime.config);
   runtime.onClose(async () => access.close());
-  const kinds: TaskDefinition<never>[] = [];
-  void tasks;
+  const importKinds = campaignImportKinds(db, access);
+  const operations = new CampaignOperations(db, runtime.changes, access, tasks, importKinds);
+  const kinds = [importKinds.importKind, importKinds.reloadKind] as TaskDefinition<never>[];
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.addSchema(TmsTask);
     app.addSchema(Campaign);
+    await app.register(campaignOperationsRoutes(operations));
   };
   return { name: 'campaign', scope: 'api', prefix: '/campaign', routes, tasks: kinds };
 }
