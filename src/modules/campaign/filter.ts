@@ -88,7 +88,7 @@ export const CampaignFilterQuery = Type.Object(
       description: 'More organizations of the client to include (repeated parameter)',
     }),
   },
-  { additionalProperties: false },
+  { title: 'CampaignFilterQuery' },
 );
 export type CampaignFilterQuery = Static<typeof CampaignFilterQuery>;
 

@@ -13,6 +13,8 @@ import { TmsTask } from '../task/schemas.ts';
 import { Market1Access } from './market1-access.ts';
 import { CampaignFilter } from './filter.ts';
 import { Campaign } from './schemas.ts';
+import { statisticsRoutes } from './statistics.routes.ts';
+import { CampaignStatisticsService } from './statistics.service.ts';
 
 /** Builds the campaign group over `runtime`; `tasks` creates the import, reload and export tasks. */
 export function createCampaignGroup(runtime: Runtime, tasks: TaskService): ResourceGroup {
@@ -21,10 +23,12 @@ export function createCampaignGroup(runtime: Runtime, tasks: TaskService): Resou
   runtime.onClose(async () => access.close());
   const kinds: TaskDefinition<never>[] = [];
   void tasks;
+  const statistics = new CampaignStatisticsService(db, access);
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.addSchema(TmsTask);
     app.addSchema(Campaign);
     app.addSchema(CampaignFilter);
+    await app.register(statisticsRoutes(statistics));
   };
   return { name: 'campaign', scope: 'api', prefix: '/campaign', routes, tasks: kinds };
 }
