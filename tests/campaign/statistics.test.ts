@@ -286,22 +286,27 @@ describe('getStatCampaigns: sorting and paging', () => {
     expect(page.page).toBe(1);
   });
 
-  it('pages without overlap or gap and counts only when asked', async () => {
-    const whole = await stats({ ...MARCH, sortBy: 'VIEWS' });
-    const seen: string[] = [];
-    for (let page = 1; page <= 3; page++) {
-      const part = await stats({ ...MARCH, sortBy: 'VIEWS', limit: 2, page, count: true });
-      expect(part.page).toBe(page);
-      expect(part.total).toBe(5);
-      seen.push(...part.rows.map((row) => row.uniqueId));
-    }
-    expect(seen).toEqual(whole.rows.map((row) => row.uniqueId));
-    const beyond = await stats({ ...MARCH, limit: 2, page: 9, count: true });
-    expect(beyond).toEqual({ rows: [], page: 9, total: 5 });
-    const byOffset = await stats({ ...MARCH, sortBy: 'VIEWS', limit: 2, offset: 2 });
-    expect(byOffset.page).toBe(2);
-    expect(byOffset.rows.map((row) => row.uniqueId)).toEqual(seen.slice(2, 4));
-  });
+  it.each([{ sortBy: 'VIEWS' }, { sortBy: 'CAMPAIGNNAME' }, {}])(
+    'pages without overlap or gap and counts only when asked (%o)',
+    async (order: Record<string, string>) => {
+      const whole = await stats({ ...MARCH, ...order });
+      const seen: string[] = [];
+      for (let page = 1; page <= 3; page++) {
+        const part = await stats({ ...MARCH, ...order, limit: 2, page, count: true });
+        expect(part.page).toBe(page);
+        expect(part.total).toBe(5);
+        seen.push(...part.rows.map((row) => row.uniqueId));
+      }
+      expect(seen).toEqual(whole.rows.map((row) => row.uniqueId));
+      const beyond = await stats({ ...MARCH, ...order, limit: 2, page: 9, count: true });
+      expect(beyond).toEqual({ rows: [], page: 9, total: 5 });
+      const byOffset = await stats({ ...MARCH, ...order, limit: 2, offset: 1 });
+      expect(byOffset.page).toBe(1);
+      expect(byOffset.rows.map((row) => row.uniqueId)).toEqual(seen.slice(1, 3));
+      const statOnly = await stats({ ...MARCH, ...order, isStatCampaign: true, count: true, limit: 1 });
+      expect(statOnly.total).toBe(4);
+    },
+  );
 
   it('refuses out-of-range paging', async () => {
     expectValidation(await get('getStatCampaigns', { ...MARCH, limit: 501 }), 'limit');

@@ -27,3 +27,8 @@ CREATE TABLE campaign_statistic_total (
   unallocated_orders_amount numeric(20, 2) NOT NULL,
   PRIMARY KEY (campaign_id, date)
 );
+
+-- Whether a campaign has statistics not attributed to a product in a range (UNALLOCATED rows, their count):
+-- one probe per campaign.
+CREATE INDEX campaign_statistic_day_unallocated_idx ON campaign_statistic_day (campaign_id, date)
+  WHERE external_product_id = 0;

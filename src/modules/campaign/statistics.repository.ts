@@ -7,7 +7,14 @@
  * Derived values follow D10.4, rounded to 2 decimals half away from zero (P111) in SQL, so the order of a page
  * and the values it shows agree; a zero denominator gives 0.
  */
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import {
+  sql,
+  type ExpressionBuilder,
+  type Kysely,
+  type RawBuilder,
+  type Selectable,
+  type SqlBool,
+} from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { CampaignStatus, CampaignType } from '../../connectors/market1/connector.ts';
 import { campaignConditions, type CampaignSortField, type ResolvedCampaignFilter } from './filter.ts';
@@ -53,12 +60,7 @@ export interface StatCampaignOwner {
 /** One row of `getStatCampaigns`. */
 export interface StatCampaignRow extends StatisticSums, StatCampaignOwner {
   row_type: StatRowType;
-  /** Rows matching the filter; only when `count` was asked. */
-  total?: number;
 }
-
-/** A stored campaign of a `getCampaigns` page, with the count of matching campaigns when asked. */
-export type CampaignPageRow = Selectable<CampaignTable> & { total?: number };
 
 /** One campaign's whole statistics (both row types) over the range, for `getTotalStatCampaigns`. */
 export type CampaignTotalRow = StatisticSums & StatCampaignOwner;
@@ -67,12 +69,62 @@ type Side = 'allocated' | 'unallocated';
 const SIDES: readonly Side[] = ['allocated', 'unallocated'];
 const COUNTED = ['rows', ...STATISTIC_METRICS] as const;
 
-/** The campaigns matching the filter's criteria on `campaign` (the `selected` relation). */
-function selectedCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter) {
-  return db
+/** Days of the filter's range on the daily rows aliased `day`. */
+function dayRange(filter: ResolvedCampaignFilter): RawBuilder<unknown> {
+  const { from, to } = filter.days;
+  return sql.join(
+    [
+      from === undefined ? sql`true` : sql`day.date >= ${from}::date`,
+      to === undefined ? sql`true` : sql`day.date <= ${to}::date`,
+    ],
+    sql` and `,
+  );
+}
+
+/**
+ * Whether the `campaign` row has daily statistics rows in the range: any (of the filtered product, if any), or
+ * only rows not attributed to a product. One probe of the primary key or of the partial index of product 0.
+ */
+function hasStatistics(filter: ResolvedCampaignFilter, which: 'any' | 'unallocated'): RawBuilder<SqlBool> {
+  const product =
+    which === 'unallocated'
+      ? sql`and day.external_product_id = 0`
+      : filter.productExternalId === undefined
+        ? sql``
+        : sql`and day.external_product_id = ${filter.productExternalId}::bigint`;
+  return sql<SqlBool>`exists (
+    select 1 from campaign_statistic_day as day
+    where day.campaign_id = campaign.id ${product} and ${dayRange(filter)})`;
+}
+
+/** Whether a `sortBy` orders by statistics (then every campaign's statistics are needed before paging). */
+const sortsByStatistics = (sortBy: CampaignSortField | undefined) =>
+  sortBy !== undefined && !(sortBy in CAMPAIGN_SORT_COLUMNS);
+
+/** The filter's criteria on `campaign` and, with `isStatCampaign`, statistics rows in the range. */
+function selectionConditions(eb: ExpressionBuilder<DB, 'campaign'>, filter: ResolvedCampaignFilter) {
+  return filter.isStatCampaign
+    ? eb.and([campaignConditions(eb, filter), hasStatistics(filter, 'any')])
+    : campaignConditions(eb, filter);
+}
+
+/**
+ * The campaigns matching the filter: its criteria on `campaign` and, with `isStatCampaign`, statistics rows in
+ * the range. With `pageOf` only the first `offset + limit` in page order: every campaign gives at least one row,
+ * so those campaigns hold the page whatever their UNALLOCATED rows (P112).
+ */
+function selectedCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter, pageOf = false) {
+  let query = db
     .selectFrom('campaign')
     .select('campaign.id')
-    .where((eb) => campaignConditions(eb, filter));
+    .where((eb) => selectionConditions(eb, filter));
+  if (pageOf) {
+    const direction = filter.ascending ? 'asc' : 'desc';
+    const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
+    if (column !== undefined) query = query.orderBy(`campaign.${column}`, direction);
+    query = query.orderBy('campaign.id', direction).limit(filter.offset + filter.limit);
+  }
+  return query;
 }
 
 /** The running totals' columns as `name`, or `0` when there is no such row. */
@@ -89,14 +141,10 @@ const totalColumns = (alias: string) =>
  * `sums(campaign_id, allocated_*, unallocated_*)`: per selected campaign, its statistics over the day range.
  * From running totals, or from the product's daily rows when `productExternalId` is set (all allocated).
  */
-function sumsRelation(db: Kysely<DB>, filter: ResolvedCampaignFilter): RawBuilder<unknown> {
-  const selected = selectedCampaigns(db, filter);
+function sumsRelation(db: Kysely<DB>, filter: ResolvedCampaignFilter, pageOf = false): RawBuilder<unknown> {
+  const selected = selectedCampaigns(db, filter, pageOf);
   const { from, to } = filter.days;
   if (filter.productExternalId !== undefined) {
-    const dayRange = [
-      from === undefined ? sql`true` : sql`day.date >= ${from}::date`,
-      to === undefined ? sql`true` : sql`day.date <= ${to}::date`,
-    ];
     const sums = sql.join(
       COUNTED.map((metric) =>
         metric === 'rows'
@@ -111,7 +159,7 @@ function sumsRelation(db: Kysely<DB>, filter: ResolvedCampaignFilter): RawBuilde
       cross join lateral (
         select ${sums} from campaign_statistic_day as day
         where day.campaign_id = selected.id and day.external_product_id = ${filter.productExternalId}::bigint
-          and ${sql.join(dayRange, sql` and `)}
+          and ${dayRange(filter)}
       ) as product`;
   }
   const differences = sql.join(
@@ -165,32 +213,39 @@ const ownerColumns = sql`
   campaign.status, campaign.category_name, campaign.create_date, campaign.start_date, campaign.end_date,
   campaign.client_id, campaign.organization_id, organization.name as organization_name`;
 
-/** Sort expression of each `sortBy` over the rows relation (`row`, joined with `campaign`). */
-const SORT_EXPRESSIONS: Record<CampaignSortField, RawBuilder<unknown>> = {
-  EXTERNALID: sql`row.external_id`,
-  SERVICE: sql`row.service`,
-  CAMPAIGNNAME: sql`row.name`,
-  CAMPAIGNTYPE: sql`row.type`,
-  CATEGORYNAME: sql`row.category_name`,
-  VIEWS: sql`row.views`,
-  CLICKS: sql`row.clicks`,
-  RATIOCLICKSVIEWS: sql`row.ratio_clicks_views`,
-  AVERAGECOST: sql`row.average_cost`,
-  EXPENSES: sql`row.expenses`,
-  QUANTITYADDCART: sql`row.quantity_add_cart`,
-  QUANTITYORDERS: sql`row.quantity_orders`,
-  RATIOORDERSOFVISITS: sql`row.ratio_orders_of_visits`,
-  QUANTITYPRODUCTORDERS: sql`row.quantity_product_orders`,
-  ORDERSAMOUNT: sql`row.orders_amount`,
-  CREATEDATE: sql`row.create_date`,
-  STATUS: sql`row.status`,
+/** Column of `campaign` (and of a page's rows) of each `sortBy` on the campaign itself. */
+const CAMPAIGN_SORT_COLUMNS: Partial<Record<CampaignSortField, keyof CampaignTable>> = {
+  EXTERNALID: 'external_id',
+  SERVICE: 'service',
+  CAMPAIGNNAME: 'name',
+  CAMPAIGNTYPE: 'type',
+  CATEGORYNAME: 'category_name',
+  CREATEDATE: 'create_date',
+  STATUS: 'status',
+};
+
+/** Column of a page's rows of each statistics `sortBy`. */
+const STATISTIC_SORT_COLUMNS: Partial<Record<CampaignSortField, string>> = {
+  VIEWS: 'views',
+  CLICKS: 'clicks',
+  RATIOCLICKSVIEWS: 'ratio_clicks_views',
+  AVERAGECOST: 'average_cost',
+  EXPENSES: 'expenses',
+  QUANTITYADDCART: 'quantity_add_cart',
+  QUANTITYORDERS: 'quantity_orders',
+  RATIOORDERSOFVISITS: 'ratio_orders_of_visits',
+  QUANTITYPRODUCTORDERS: 'quantity_product_orders',
+  ORDERSAMOUNT: 'orders_amount',
 };
 
 /** `order by` of a page: the sort field, then the campaign id in the same direction (D4.4), then the row type. */
 function orderBy(filter: ResolvedCampaignFilter, withRowType: boolean): RawBuilder<unknown> {
   const direction = filter.ascending ? sql`asc` : sql`desc`;
   const keys = [];
-  if (filter.sortBy !== undefined) keys.push(sql`${SORT_EXPRESSIONS[filter.sortBy]} ${direction}`);
+  if (filter.sortBy !== undefined) {
+    const column = CAMPAIGN_SORT_COLUMNS[filter.sortBy] ?? STATISTIC_SORT_COLUMNS[filter.sortBy];
+    if (column !== undefined) keys.push(sql`${sql.ref(`row.${column}`)} ${direction}`);
+  }
   keys.push(sql`row.campaign_id ${direction}`);
   if (withRowType) keys.push(sql`row.row_type asc`);
   return sql.join(keys);
@@ -222,11 +277,9 @@ export const statisticsRepository = {
    */
   async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatCampaignRow[]> {
     const sides = (side: Side, rowType: StatRowType) => sql`
-      select sums.campaign_id, ${rowType}::text as row_type, ${metricsOf([side])},
-        sums.allocated_rows + sums.unallocated_rows as campaign_rows
-      from sums`;
+      select sums.campaign_id, ${rowType}::text as row_type, ${metricsOf([side])} from sums`;
     const result = await sql<StatCampaignRow>`
-      with sums as materialized (${sumsRelation(db, filter)}),
+      with sums as materialized (${sumsRelation(db, filter, !sortsByStatistics(filter.sortBy))}),
       parts as (
         ${sides('allocated', 'CAMPAIGN')}
         union all
@@ -239,23 +292,28 @@ export const statisticsRepository = {
         from parts
         join campaign on campaign.id = parts.campaign_id
         join organization on organization.id = campaign.organization_id
-        ${filter.isStatCampaign ? sql`where parts.campaign_rows > 0` : sql``}
       )
-      select row.*${filter.count ? sql`, count(*) over () as total` : sql``}
-      from row
+      select row.* from row
       order by ${orderBy(filter, true)}
       limit ${filter.limit} offset ${filter.offset}`.execute(db);
     return result.rows;
   },
 
-  /** Number of `getStatCampaigns` rows matching the filter (for `count=true` on a page past the last row). */
+  /**
+   * Number of `getStatCampaigns` rows matching the filter: the campaigns, plus those with statistics not
+   * attributed to a product in the range (one index probe each; none with `productExternalId`).
+   */
   async statCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
-    const result = await sql<{ total: number }>`
-      with sums as (${sumsRelation(db, filter)})
-      select (count(*) filter (where ${filter.isStatCampaign ? sql`allocated_rows + unallocated_rows > 0` : sql`true`})
-        + count(*) filter (where unallocated_rows > 0))::int as total
-      from sums`.execute(db);
-    return result.rows[0]?.total ?? 0;
+    const unallocated =
+      filter.productExternalId === undefined
+        ? sql`+ count(*) filter (where ${hasStatistics(filter, 'unallocated')})`
+        : sql``;
+    const row = await db
+      .selectFrom('campaign')
+      .select(sql<number>`(count(*) ${unallocated})::int`.as('total'))
+      .where((eb) => selectionConditions(eb, filter))
+      .executeTakeFirstOrThrow();
+    return row.total;
   },
 
   /** Every matching campaign with statistics rows in the range, with its whole statistics (both row types). */
@@ -276,18 +334,25 @@ export const statisticsRepository = {
    * One page of campaigns (`getCampaigns`): sorted by a campaign column, or by the campaign's whole statistics
    * over the range for a statistics `sortBy`; `isStatCampaign` keeps campaigns with statistics rows in the range.
    */
-  async campaignPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<CampaignPageRow[]> {
-    const result = await sql<CampaignPageRow>`
+  async campaignPage(
+    db: Kysely<DB>,
+    filter: ResolvedCampaignFilter,
+  ): Promise<Array<Selectable<CampaignTable>>> {
+    if (!sortsByStatistics(filter.sortBy)) {
+      const direction = filter.ascending ? 'asc' : 'desc';
+      const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
+      let query = db
+        .selectFrom('campaign')
+        .selectAll('campaign')
+        .where((eb) => selectionConditions(eb, filter));
+      if (column !== undefined) query = query.orderBy(`campaign.${column}`, direction);
+      return query.orderBy('campaign.id', direction).limit(filter.limit).offset(filter.offset).execute();
+    }
+    const result = await sql<Selectable<CampaignTable>>`
       with sums as (${sumsRelation(db, filter)}),
       whole as (select sums.campaign_id, ${metricsOf(SIDES)} from sums),
-      row as (
-        select whole.*, ${derivedValues}, campaign.external_id, campaign.name, campaign.service, campaign.type,
-          campaign.category_name, campaign.create_date, campaign.status
-        from whole join campaign on campaign.id = whole.campaign_id
-        ${filter.isStatCampaign ? sql`where whole.statistic_rows > 0` : sql``}
-      )
-      select campaign.*${filter.count ? sql`, count(*) over () as total` : sql``}
-      from row join campaign on campaign.id = row.campaign_id
+      row as (select whole.*, ${derivedValues} from whole)
+      select campaign.* from row join campaign on campaign.id = row.campaign_id
       order by ${orderBy(filter, false)}
       limit ${filter.limit} offset ${filter.offset}`.execute(db);
     return result.rows;
@@ -295,10 +360,11 @@ export const statisticsRepository = {
 
   /** Number of campaigns `getCampaigns` would list. */
   async campaignCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
-    const result = await sql<{ total: number }>`
-      with sums as (${sumsRelation(db, filter)})
-      select count(*)::int as total from sums
-      ${filter.isStatCampaign ? sql`where allocated_rows + unallocated_rows > 0` : sql``}`.execute(db);
-    return result.rows[0]?.total ?? 0;
+    const row = await db
+      .selectFrom('campaign')
+      .select(sql<number>`count(*)::int`.as('total'))
+      .where((eb) => selectionConditions(eb, filter))
+      .executeTakeFirstOrThrow();
+    return row.total;
   },
 };

@@ -133,11 +133,10 @@ export class CampaignStatisticsService {
    */
   async statCampaigns(principal: Principal, query: CampaignFilterQuery): Promise<FindResponseStatCampaign> {
     const filter = await this.resolve(principal, query);
-    const rows = await statisticsRepository.statPage(this.db, filter);
-    let total: number | undefined;
-    if (filter.count)
-      total =
-        rows[0]?.total ?? (filter.offset === 0 ? 0 : await statisticsRepository.statCount(this.db, filter));
+    const [rows, total] = await Promise.all([
+      statisticsRepository.statPage(this.db, filter),
+      filter.count ? statisticsRepository.statCount(this.db, filter) : undefined,
+    ]);
     return { rows: rows.map(presentStatCampaign), page: filter.page, ...(total !== undefined && { total }) };
   }
 
@@ -172,12 +171,10 @@ export class CampaignStatisticsService {
    */
   async campaigns(principal: Principal, query: CampaignFilterQuery): Promise<CampaignPage> {
     const filter = await this.resolve(principal, query, MARKET1_SERVICE);
-    const rows = await statisticsRepository.campaignPage(this.db, filter);
-    let total: number | undefined;
-    if (filter.count)
-      total =
-        rows[0]?.total ??
-        (filter.offset === 0 ? 0 : await statisticsRepository.campaignCount(this.db, filter));
+    const [rows, total] = await Promise.all([
+      statisticsRepository.campaignPage(this.db, filter),
+      filter.count ? statisticsRepository.campaignCount(this.db, filter) : undefined,
+    ]);
     return {
       rows: rows.map((row) => presentCampaign(row)),
       page: filter.page,
