@@ -1,6 +1,6 @@
 /**
  * Factory of the campaign group (spec §4.6, D10): Market1 access (its HTTP client closed with the runtime) and
- * the routes under `/api/campaign`. The group's plugin registers the shared schemas (`Campaign`, and `TmsTask`
+ * the routes under `/api/campaign`. The group's plugin registers the shared schemas (`Campaign`, `CampaignFilter`, and `TmsTask`
  * for the operations that answer a task) once, then each part of the group as a child plugin: campaign
  * operations, statistics, the XLSX export. Each part lists its task kinds in `tasks`.
  */
@@ -12,9 +12,12 @@ import type { TaskService } from '../task/service.ts';
 import { TmsTask } from '../task/schemas.ts';
 import { campaignImportKinds } from './import.task.ts';
 import { Market1Access } from './market1-access.ts';
+import { CampaignFilter } from './filter.ts';
 import { CampaignOperations } from './operations.service.ts';
 import { campaignOperationsRoutes } from './operations.routes.ts';
 import { Campaign } from './schemas.ts';
+import { statisticsRoutes } from './statistics.routes.ts';
+import { CampaignStatisticsService } from './statistics.service.ts';
 
 /** Builds the campaign group over `runtime`; `tasks` creates the import, reload and export tasks. */
 export function createCampaignGroup(runtime: Runtime, tasks: TaskService): ResourceGroup {
@@ -23,11 +26,14 @@ export function createCampaignGroup(runtime: Runtime, tasks: TaskService): Resou
   runtime.onClose(async () => access.close());
   const importKinds = campaignImportKinds(db, access);
   const operations = new CampaignOperations(db, runtime.changes, access, tasks, importKinds);
+  const statistics = new CampaignStatisticsService(db, access);
   const kinds = [importKinds.importKind, importKinds.reloadKind] as TaskDefinition<never>[];
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.addSchema(TmsTask);
     app.addSchema(Campaign);
+    app.addSchema(CampaignFilter);
     await app.register(campaignOperationsRoutes(operations));
+    await app.register(statisticsRoutes(statistics));
   };
   return { name: 'campaign', scope: 'api', prefix: '/campaign', routes, tasks: kinds };
 }

@@ -1,0 +1,107 @@
+/**
+ * Running totals of campaign statistics (migration 0011, P112): per campaign and day, the sums of its daily rows
+ * from its first day up to that day, apart for statistics attributed to products (`allocated_*`) and the rest
+ * (`unallocated_*`, product 0). The statistics pages read any day range as the difference of two rows.
+ *
+ * Whoever writes `campaign_statistic_day` rows calls `refreshCampaignTotals` in the same transaction, after
+ * writing, with the campaigns and the first day it touched; nothing else writes this table.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Day } from './tables.ts';
+
+/** The running sums of one side (allocated or unallocated); money numeric roubles as exact strings. */
+type RunningSums<Prefix extends string> = {
+  [
+    K in
+      | 'rows'
+      | 'views'
+      | 'clicks'
+      | 'quantity_add_cart'
+      | 'quantity_orders'
+      | 'quantity_product_orders' as `${Prefix}_${K}`
+  ]: number;
+} & { [K in 'expenses' | 'orders_amount' as `${Prefix}_${K}`]: string };
+
+/** One campaign and day of running totals (sums from the campaign's first day up to `date`, inclusive). */
+export type CampaignStatisticTotalTable = {
+  campaign_id: number;
+  date: Day;
+  client_id: number;
+} & RunningSums<'allocated'> &
+  RunningSums<'unallocated'>;
+
+declare module '../../db/schema.ts' {
+  interface DB {
+    campaign_statistic_total: CampaignStatisticTotalTable;
+  }
+}
+
+/** The summed metrics of `campaign_statistic_day`, in the order of the table's columns. */
+export const STATISTIC_METRICS = [
+  'views',
+  'clicks',
+  'expenses',
+  'quantity_add_cart',
+  'quantity_orders',
+  'quantity_product_orders',
+  'orders_amount',
+] as const;
+
+const sides = [
+  ['allocated', sql`external_product_id <> 0`],
+  ['unallocated', sql`external_product_id = 0`],
+] as const;
+
+/**
+ * Rebuilds the running totals of `campaignIds` from `fromDay` (a `YYYY-MM-DD` marketplace day; absent = every
+ * day) after their daily rows were written or deleted: rows on and after `fromDay` are deleted and recomputed
+ * from the daily rows, starting from the last total before `fromDay`. Call it inside the transaction that wrote
+ * the daily rows, so readers never see daily rows and totals disagree. Cost: the campaigns' daily rows from
+ * `fromDay` on (one statement each for delete and insert).
+ * @param db a transaction (or the database) of the caller
+ */
+export async function refreshCampaignTotals(
+  db: Kysely<DB>,
+  campaignIds: readonly number[],
+  fromDay?: string,
+): Promise<void> {
+  if (campaignIds.length === 0) return;
+  const ids = [...new Set(campaignIds)];
+  const from = fromDay ?? '-infinity';
+  await db
+    .deleteFrom('campaign_statistic_total')
+    .where('campaign_id', 'in', ids)
+    .where(sql<boolean>`date >= ${from}::date`)
+    .execute();
+  const daily = sides.flatMap(([side, condition]) => [
+    sql`count(*) filter (where ${condition}) as ${sql.ref(`${side}_rows`)}`,
+    ...STATISTIC_METRICS.map(
+      (metric) =>
+        sql`coalesce(sum(${sql.ref(metric)}) filter (where ${condition}), 0) as ${sql.ref(`${side}_${metric}`)}`,
+    ),
+  ]);
+  const columns = sides.flatMap(([side]) =>
+    ['rows', ...STATISTIC_METRICS].map((metric) => `${side}_${metric}`),
+  );
+  const running = columns.map(
+    (column) =>
+      sql`coalesce(base.${sql.ref(column)}, 0) + sum(day.${sql.ref(column)}) over (partition by day.campaign_id order by day.date)`,
+  );
+  await sql`
+    insert into campaign_statistic_total (campaign_id, date, client_id, ${sql.join(columns.map((column) => sql.ref(column)))})
+    select day.campaign_id, day.date, day.client_id, ${sql.join(running)}
+    from (
+      select campaign_id, date, min(client_id) as client_id, ${sql.join(daily)}
+      from campaign_statistic_day
+      where campaign_id = any(${ids}::bigint[]) and date >= ${from}::date
+      group by campaign_id, date
+    ) as day
+    left join lateral (
+      select * from campaign_statistic_total as total
+      where total.campaign_id = day.campaign_id and total.date < ${from}::date
+      order by total.date desc
+      limit 1
+    ) as base on true
+  `.execute(db);
+}

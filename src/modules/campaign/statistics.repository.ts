@@ -1,0 +1,370 @@
+/**
+ * SQL of the statistics pages (spec §4.6, D10.4, P112–P113). A campaign's statistics over a day range come from
+ * its running totals (`campaign_statistic_total`): the last row on or before the range's last day minus the last
+ * row before its first day, two index lookups per campaign whatever the range. With `productExternalId` they
+ * are summed from the daily rows of that product instead (totals are not kept per product).
+ *
+ * Derived values follow D10.4, rounded to 2 decimals half away from zero (P111) in SQL, so the order of a page
+ * and the values it shows agree; a zero denominator gives 0.
+ */
+import {
+  sql,
+  type ExpressionBuilder,
+  type Kysely,
+  type RawBuilder,
+  type Selectable,
+  type SqlBool,
+} from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { CampaignStatus, CampaignType } from '../../connectors/market1/connector.ts';
+import { campaignConditions, type CampaignSortField, type ResolvedCampaignFilter } from './filter.ts';
+import { STATISTIC_METRICS } from './statistic-totals.ts';
+import type { CampaignTable } from './tables.ts';
+
+/** Which part of a campaign's statistics a row carries (spec §2 StatCampaign.rowType, P111). */
+export type StatRowType = 'CAMPAIGN' | 'UNALLOCATED';
+
+/** Summed metrics and the values of D10.4 derived from them; money as exact decimal strings, roubles. */
+export interface StatisticSums {
+  views: number;
+  clicks: number;
+  expenses: string;
+  quantity_add_cart: number;
+  quantity_orders: number;
+  quantity_product_orders: number;
+  orders_amount: string;
+  ratio_clicks_views: string;
+  average_cost: string;
+  ratio_orders_of_visits: string;
+  drr: string;
+  cps: string;
+}
+
+/** The campaign columns a statistics row shows. */
+export interface StatCampaignOwner {
+  campaign_id: number;
+  external_id: number;
+  name: string;
+  service: string;
+  type: CampaignType;
+  status: CampaignStatus;
+  category_name: string | null;
+  create_date: Date | null;
+  start_date: Date | null;
+  end_date: Date | null;
+  client_id: number;
+  organization_id: number;
+  organization_name: string;
+}
+
+/** One row of `getStatCampaigns`. */
+export interface StatCampaignRow extends StatisticSums, StatCampaignOwner {
+  row_type: StatRowType;
+}
+
+/** One campaign's whole statistics (both row types) over the range, for `getTotalStatCampaigns`. */
+export type CampaignTotalRow = StatisticSums & StatCampaignOwner;
+
+type Side = 'allocated' | 'unallocated';
+const SIDES: readonly Side[] = ['allocated', 'unallocated'];
+const COUNTED = ['rows', ...STATISTIC_METRICS] as const;
+
+/** Days of the filter's range on the daily rows aliased `day`. */
+function dayRange(filter: ResolvedCampaignFilter): RawBuilder<unknown> {
+  const { from, to } = filter.days;
+  return sql.join(
+    [
+      from === undefined ? sql`true` : sql`day.date >= ${from}::date`,
+      to === undefined ? sql`true` : sql`day.date <= ${to}::date`,
+    ],
+    sql` and `,
+  );
+}
+
+/**
+ * Whether the `campaign` row has daily statistics rows in the range: any (of the filtered product, if any), or
+ * only rows not attributed to a product. One probe of the primary key or of the partial index of product 0.
+ */
+function hasStatistics(filter: ResolvedCampaignFilter, which: 'any' | 'unallocated'): RawBuilder<SqlBool> {
+  const product =
+    which === 'unallocated'
+      ? sql`and day.external_product_id = 0`
+      : filter.productExternalId === undefined
+        ? sql``
+        : sql`and day.external_product_id = ${filter.productExternalId}::bigint`;
+  return sql<SqlBool>`exists (
+    select 1 from campaign_statistic_day as day
+    where day.campaign_id = campaign.id ${product} and ${dayRange(filter)})`;
+}
+
+/** Whether a `sortBy` orders by statistics (then every campaign's statistics are needed before paging). */
+const sortsByStatistics = (sortBy: CampaignSortField | undefined) =>
+  sortBy !== undefined && !(sortBy in CAMPAIGN_SORT_COLUMNS);
+
+/** The filter's criteria on `campaign` and, with `isStatCampaign`, statistics rows in the range. */
+function selectionConditions(eb: ExpressionBuilder<DB, 'campaign'>, filter: ResolvedCampaignFilter) {
+  return filter.isStatCampaign
+    ? eb.and([campaignConditions(eb, filter), hasStatistics(filter, 'any')])
+    : campaignConditions(eb, filter);
+}
+
+/**
+ * The campaigns matching the filter: its criteria on `campaign` and, with `isStatCampaign`, statistics rows in
+ * the range. With `pageOf` only the first `offset + limit` in page order: every campaign gives at least one row,
+ * so those campaigns hold the page whatever their UNALLOCATED rows (P112).
+ */
+function selectedCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter, pageOf = false) {
+  let query = db
+    .selectFrom('campaign')
+    .select('campaign.id')
+    .where((eb) => selectionConditions(eb, filter));
+  if (pageOf) {
+    const direction = filter.ascending ? 'asc' : 'desc';
+    const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
+    if (column !== undefined) query = query.orderBy(`campaign.${column}`, direction);
+    query = query.orderBy('campaign.id', direction).limit(filter.offset + filter.limit);
+  }
+  return query;
+}
+
+/** The running totals' columns as `name`, or `0` when there is no such row. */
+const totalColumns = (alias: string) =>
+  sql.join(
+    SIDES.flatMap((side) =>
+      COUNTED.map(
+        (metric) => sql`${sql.ref(`${alias}.${side}_${metric}`)} as ${sql.ref(`${side}_${metric}`)}`,
+      ),
+    ),
+  );
+
+/**
+ * `sums(campaign_id, allocated_*, unallocated_*)`: per selected campaign, its statistics over the day range.
+ * From running totals, or from the product's daily rows when `productExternalId` is set (all allocated).
+ */
+function sumsRelation(db: Kysely<DB>, filter: ResolvedCampaignFilter, pageOf = false): RawBuilder<unknown> {
+  const selected = selectedCampaigns(db, filter, pageOf);
+  const { from, to } = filter.days;
+  if (filter.productExternalId !== undefined) {
+    const sums = sql.join(
+      COUNTED.map((metric) =>
+        metric === 'rows'
+          ? sql`count(*) as allocated_rows`
+          : sql`coalesce(sum(day.${sql.ref(metric)}), 0) as ${sql.ref(`allocated_${metric}`)}`,
+      ),
+    );
+    const none = sql.join(COUNTED.map((metric) => sql`0 as ${sql.ref(`unallocated_${metric}`)}`));
+    return sql`
+      select selected.id as campaign_id, product.*, ${none}
+      from (${selected}) as selected
+      cross join lateral (
+        select ${sums} from campaign_statistic_day as day
+        where day.campaign_id = selected.id and day.external_product_id = ${filter.productExternalId}::bigint
+          and ${dayRange(filter)}
+      ) as product`;
+  }
+  const differences = sql.join(
+    SIDES.flatMap((side) =>
+      COUNTED.map((metric) => {
+        const column = `${side}_${metric}`;
+        const upper = sql`coalesce(${sql.ref(`upper_total.${column}`)}, 0)`;
+        return from === undefined
+          ? sql`${upper} as ${sql.ref(column)}`
+          : sql`${upper} - coalesce(${sql.ref(`lower_total.${column}`)}, 0) as ${sql.ref(column)}`;
+      }),
+    ),
+  );
+  const lookup = (alias: string, condition: RawBuilder<unknown>) => sql`
+      left join lateral (
+        select ${totalColumns('total')} from campaign_statistic_total as total
+        where total.campaign_id = selected.id and ${condition}
+        order by total.date desc
+        limit 1
+      ) as ${sql.id(alias)} on true`;
+  return sql`
+    select selected.id as campaign_id, ${differences}
+    from (${selected}) as selected
+    ${lookup('upper_total', to === undefined ? sql`true` : sql`total.date <= ${to}::date`)}
+    ${from === undefined ? sql`` : lookup('lower_total', sql`total.date < ${from}::date`)}`;
+}
+
+/** The D10.4 values over a relation with the summed columns; rounded to 2 decimals (P111). */
+const derivedValues = sql`
+  case when views = 0 then 0 else round(clicks * 100.0 / views, 2) end as ratio_clicks_views,
+  case when clicks = 0 then 0 else round(expenses / clicks, 2) end as average_cost,
+  case when clicks = 0 then 0 else round(quantity_orders * 100.0 / clicks, 2) end as ratio_orders_of_visits,
+  case when orders_amount = 0 then 0 else round(expenses * 100 / orders_amount, 2) end as drr,
+  case when quantity_orders = 0 then 0 else round(expenses / quantity_orders, 2) end as cps`;
+
+/** The summed metrics of `side` (or of both sides) under their plain names. */
+function metricsOf(sides: readonly Side[]): RawBuilder<unknown> {
+  return sql.join(
+    COUNTED.map((metric) => {
+      const sum = sql.join(
+        sides.map((side) => sql.ref(`sums.${side}_${metric}`)),
+        sql` + `,
+      );
+      return sql`${sum} as ${sql.ref(metric === 'rows' ? 'statistic_rows' : metric)}`;
+    }),
+  );
+}
+
+const ownerColumns = sql`
+  campaign.id as campaign_id, campaign.external_id, campaign.name, campaign.service, campaign.type,
+  campaign.status, campaign.category_name, campaign.create_date, campaign.start_date, campaign.end_date,
+  campaign.client_id, campaign.organization_id, organization.name as organization_name`;
+
+/** Column of `campaign` (and of a page's rows) of each `sortBy` on the campaign itself. */
+const CAMPAIGN_SORT_COLUMNS: Partial<Record<CampaignSortField, keyof CampaignTable>> = {
+  EXTERNALID: 'external_id',
+  SERVICE: 'service',
+  CAMPAIGNNAME: 'name',
+  CAMPAIGNTYPE: 'type',
+  CATEGORYNAME: 'category_name',
+  CREATEDATE: 'create_date',
+  STATUS: 'status',
+};
+
+/** Column of a page's rows of each statistics `sortBy`. */
+const STATISTIC_SORT_COLUMNS: Partial<Record<CampaignSortField, string>> = {
+  VIEWS: 'views',
+  CLICKS: 'clicks',
+  RATIOCLICKSVIEWS: 'ratio_clicks_views',
+  AVERAGECOST: 'average_cost',
+  EXPENSES: 'expenses',
+  QUANTITYADDCART: 'quantity_add_cart',
+  QUANTITYORDERS: 'quantity_orders',
+  RATIOORDERSOFVISITS: 'ratio_orders_of_visits',
+  QUANTITYPRODUCTORDERS: 'quantity_product_orders',
+  ORDERSAMOUNT: 'orders_amount',
+};
+
+/** `order by` of a page: the sort field, then the campaign id in the same direction (D4.4), then the row type. */
+function orderBy(filter: ResolvedCampaignFilter, withRowType: boolean): RawBuilder<unknown> {
+  const direction = filter.ascending ? sql`asc` : sql`desc`;
+  const keys = [];
+  if (filter.sortBy !== undefined) {
+    const column = CAMPAIGN_SORT_COLUMNS[filter.sortBy] ?? STATISTIC_SORT_COLUMNS[filter.sortBy];
+    if (column !== undefined) keys.push(sql`${sql.ref(`row.${column}`)} ${direction}`);
+  }
+  keys.push(sql`row.campaign_id ${direction}`);
+  if (withRowType) keys.push(sql`row.row_type asc`);
+  return sql.join(keys);
+}
+
+/** Statistics reads of one client (the filter carries the client scope). */
+export const statisticsRepository = {
+  /** The first of `organizationIds` that is not an organization of the client, if any (D2.5). */
+  async foreignOrganization(
+    db: Kysely<DB>,
+    clientId: number,
+    organizationIds: readonly number[],
+  ): Promise<number | undefined> {
+    const unique = [...new Set(organizationIds)];
+    const owned = await db
+      .selectFrom('organization')
+      .select('id')
+      .where('client_id', '=', clientId)
+      .where('id', 'in', unique)
+      .execute();
+    const ids = new Set(owned.map((row) => row.id));
+    return unique.find((id) => !ids.has(id));
+  },
+
+  /**
+   * One page of `getStatCampaigns` rows: per campaign a `CAMPAIGN` row (statistics attributed to products) and,
+   * when the campaign has statistics not attributed to a product in the range, an `UNALLOCATED` row (P111).
+   * With `isStatCampaign` only campaigns with statistics rows in the range. `total` on each row with `count`.
+   */
+  async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatCampaignRow[]> {
+    const sides = (side: Side, rowType: StatRowType) => sql`
+      select sums.campaign_id, ${rowType}::text as row_type, ${metricsOf([side])} from sums`;
+    const result = await sql<StatCampaignRow>`
+      with sums as materialized (${sumsRelation(db, filter, !sortsByStatistics(filter.sortBy))}),
+      parts as (
+        ${sides('allocated', 'CAMPAIGN')}
+        union all
+        ${sides('unallocated', 'UNALLOCATED')} where sums.unallocated_rows > 0
+      ),
+      row as (
+        select parts.row_type, parts.views, parts.clicks, parts.expenses, parts.quantity_add_cart,
+          parts.quantity_orders, parts.quantity_product_orders, parts.orders_amount, ${derivedValues},
+          ${ownerColumns}
+        from parts
+        join campaign on campaign.id = parts.campaign_id
+        join organization on organization.id = campaign.organization_id
+      )
+      select row.* from row
+      order by ${orderBy(filter, true)}
+      limit ${filter.limit} offset ${filter.offset}`.execute(db);
+    return result.rows;
+  },
+
+  /**
+   * Number of `getStatCampaigns` rows matching the filter: the campaigns, plus those with statistics not
+   * attributed to a product in the range (one index probe each; none with `productExternalId`).
+   */
+  async statCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
+    const unallocated =
+      filter.productExternalId === undefined
+        ? sql`+ count(*) filter (where ${hasStatistics(filter, 'unallocated')})`
+        : sql``;
+    const row = await db
+      .selectFrom('campaign')
+      .select(sql<number>`(count(*) ${unallocated})::int`.as('total'))
+      .where((eb) => selectionConditions(eb, filter))
+      .executeTakeFirstOrThrow();
+    return row.total;
+  },
+
+  /** Every matching campaign with statistics rows in the range, with its whole statistics (both row types). */
+  async campaignTotals(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<CampaignTotalRow[]> {
+    const result = await sql<CampaignTotalRow>`
+      with sums as (${sumsRelation(db, filter)}),
+      whole as (select sums.campaign_id, ${metricsOf(SIDES)} from sums)
+      select whole.views, whole.clicks, whole.expenses, whole.quantity_add_cart, whole.quantity_orders,
+        whole.quantity_product_orders, whole.orders_amount, ${derivedValues}, ${ownerColumns}
+      from whole
+      join campaign on campaign.id = whole.campaign_id
+      join organization on organization.id = campaign.organization_id
+      where whole.statistic_rows > 0`.execute(db);
+    return result.rows;
+  },
+
+  /**
+   * One page of campaigns (`getCampaigns`): sorted by a campaign column, or by the campaign's whole statistics
+   * over the range for a statistics `sortBy`; `isStatCampaign` keeps campaigns with statistics rows in the range.
+   */
+  async campaignPage(
+    db: Kysely<DB>,
+    filter: ResolvedCampaignFilter,
+  ): Promise<Array<Selectable<CampaignTable>>> {
+    if (!sortsByStatistics(filter.sortBy)) {
+      const direction = filter.ascending ? 'asc' : 'desc';
+      const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
+      let query = db
+        .selectFrom('campaign')
+        .selectAll('campaign')
+        .where((eb) => selectionConditions(eb, filter));
+      if (column !== undefined) query = query.orderBy(`campaign.${column}`, direction);
+      return query.orderBy('campaign.id', direction).limit(filter.limit).offset(filter.offset).execute();
+    }
+    const result = await sql<Selectable<CampaignTable>>`
+      with sums as (${sumsRelation(db, filter)}),
+      whole as (select sums.campaign_id, ${metricsOf(SIDES)} from sums),
+      row as (select whole.*, ${derivedValues} from whole)
+      select campaign.* from row join campaign on campaign.id = row.campaign_id
+      order by ${orderBy(filter, false)}
+      limit ${filter.limit} offset ${filter.offset}`.execute(db);
+    return result.rows;
+  },
+
+  /** Number of campaigns `getCampaigns` would list. */
+  async campaignCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
+    const row = await db
+      .selectFrom('campaign')
+      .select(sql<number>`count(*)::int`.as('total'))
+      .where((eb) => selectionConditions(eb, filter))
+      .executeTakeFirstOrThrow();
+    return row.total;
+  },
+};

@@ -1,0 +1,184 @@
+/**
+ * The statistics part of the campaign group (spec §4.6 getStatCampaigns, getTotalStatCampaigns, getCampaigns;
+ * D4, D10.4; P110–P114): every operation first passes `Market1Access.check` (service, organization, subscription;
+ * spec §7), then reads the caller's client's data only.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Principal } from '../../http/auth.ts';
+import { AppError } from '../../http/errors.ts';
+import { resolveCampaignFilter, type CampaignFilterQuery, type ResolvedCampaignFilter } from './filter.ts';
+import { MARKET1_SERVICE, type Market1Access } from './market1-access.ts';
+import { presentCampaign } from './presenter.ts';
+import type { Campaign } from './schemas.ts';
+import {
+  statisticsRepository,
+  type CampaignTotalRow,
+  type StatCampaignRow,
+  type StatisticSums,
+} from './statistics.repository.ts';
+import type {
+  CampaignStat,
+  CampaignTotalStats,
+  FindResponseStatCampaign,
+  StatCampaign,
+  TotalStatCampaignsQuery,
+} from './statistics.schemas.ts';
+
+/** A page of campaigns (D4.2). */
+export interface CampaignPage {
+  rows: Campaign[];
+  page: number;
+  total?: number;
+}
+
+const iso = (value: Date | null) => (value ? value.toISOString() : null);
+
+/** The sums and D10.4 values of a row as API numbers (money roubles, ratios percents; exact to 2 decimals). */
+function presentSums(row: StatisticSums) {
+  return {
+    views: row.views,
+    clicks: row.clicks,
+    ratioClicksViews: Number(row.ratio_clicks_views),
+    averageCost: Number(row.average_cost),
+    expenses: Number(row.expenses),
+    quantityAddCart: row.quantity_add_cart,
+    quantityOrders: row.quantity_orders,
+    ratioOrdersOfVisits: Number(row.ratio_orders_of_visits),
+    quantityProductOrders: row.quantity_product_orders,
+    ordersAmount: Number(row.orders_amount),
+    drr: Number(row.drr),
+    cps: Number(row.cps),
+  };
+}
+
+/** The API shape of one statistics row (spec §2 StatCampaign). */
+function presentStatCampaign(row: StatCampaignRow): StatCampaign {
+  return {
+    rowType: row.row_type,
+    uniqueId: `${row.row_type}:${row.campaign_id}`,
+    campaignId: row.campaign_id,
+    externalId: row.external_id,
+    campaignName: row.name,
+    service: row.service,
+    campaignType: row.type,
+    categoryName: row.category_name,
+    createDate: iso(row.create_date),
+    startDate: iso(row.start_date),
+    endDate: iso(row.end_date),
+    clientId: row.client_id,
+    organizationId: row.organization_id,
+    organizationName: row.organization_name,
+    currency: 'RUB',
+    ...presentSums(row),
+  };
+}
+
+/** The top `topN` campaigns by `value`, highest first, ties by campaign id descending (D4.4). */
+function top(
+  rows: CampaignTotalRow[],
+  topN: number,
+  value: (row: CampaignTotalRow) => number,
+): CampaignStat[] {
+  return rows
+    .map((row) => ({ row, value: value(row) }))
+    .sort((a, b) => b.value - a.value || b.row.campaign_id - a.row.campaign_id)
+    .slice(0, topN)
+    .map(({ row, value }) => ({
+      campaign: row.name,
+      value,
+      organizationId: row.organization_id,
+      organizationName: row.organization_name,
+    }));
+}
+
+/** Statistics reads over one database. */
+export class CampaignStatisticsService {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly access: Market1Access,
+  ) {}
+
+  /**
+   * Checks access (spec §7) and resolves the filter: the organizations are `organizationId` and every id of
+   * `organizationIds`, each of which must be the client's.
+   * @param defaultService the service assumed when the query names none (`getCampaigns`: Market1)
+   * @throws AppError of `Market1Access.check`; `error_organization_not_found` for another client's
+   *   `organizationIds`; `error_validation` from `resolveCampaignFilter`
+   */
+  private async resolve(
+    principal: Principal,
+    query: CampaignFilterQuery,
+    defaultService?: string,
+  ): Promise<ResolvedCampaignFilter> {
+    const checked = await this.access.check(principal, {
+      organizationId: query.organizationId,
+      service: query.service ?? defaultService,
+    });
+    const organizationIds = [checked.organizationId, ...(query.organizationIds ?? [])];
+    const missing = await statisticsRepository.foreignOrganization(
+      this.db,
+      principal.clientId,
+      organizationIds,
+    );
+    if (missing !== undefined)
+      throw new AppError('error_organization_not_found', { organizationId: missing });
+    return resolveCampaignFilter(query, { clientId: principal.clientId, organizationIds });
+  }
+
+  /**
+   * `getStatCampaigns`: a page of statistics rows (P111): `CAMPAIGN` rows and, for campaigns with statistics not
+   * attributed to a product, `UNALLOCATED` rows; `total` with `count=true`.
+   * @throws AppError of the access checks (spec §7), `error_validation` for a malformed filter
+   */
+  async statCampaigns(principal: Principal, query: CampaignFilterQuery): Promise<FindResponseStatCampaign> {
+    const filter = await this.resolve(principal, query);
+    const [rows, total] = await Promise.all([
+      statisticsRepository.statPage(this.db, filter),
+      filter.count ? statisticsRepository.statCount(this.db, filter) : undefined,
+    ]);
+    return { rows: rows.map(presentStatCampaign), page: filter.page, ...(total !== undefined && { total }) };
+  }
+
+  /**
+   * `getTotalStatCampaigns`: for clicks, views, expenses and averageCost the `topN` campaigns with the highest
+   * value over the range, among the matching campaigns with statistics in it (whole statistics, both row types;
+   * P113). Paging and sorting parameters of the filter do not apply.
+   * @throws AppError of the access checks (spec §7), `error_validation` for a malformed filter
+   */
+  async totalStatCampaigns(
+    principal: Principal,
+    query: TotalStatCampaignsQuery,
+  ): Promise<CampaignTotalStats> {
+    const filter = await this.resolve(principal, query);
+    const rows = await statisticsRepository.campaignTotals(this.db, filter);
+    const sums = new Map(rows.map((row) => [row, presentSums(row)]));
+    const of = (key: 'clicks' | 'views' | 'expenses' | 'averageCost') => (row: CampaignTotalRow) =>
+      (sums.get(row) as ReturnType<typeof presentSums>)[key];
+    return {
+      clicks: top(rows, query.topN, of('clicks')),
+      views: top(rows, query.topN, of('views')),
+      expenses: top(rows, query.topN, of('expenses')),
+      averageCost: top(rows, query.topN, of('averageCost')),
+    };
+  }
+
+  /**
+   * `getCampaigns`: a page of the client's campaigns matching the filter (P114), `{rows, page, total?}` (D4.2);
+   * a statistics `sortBy` sorts by the campaign's whole statistics over the day range. `service` defaults to
+   * Market1, the only marketplace with campaigns (D10.1).
+   * @throws AppError of the access checks (spec §7), `error_validation` for a malformed filter
+   */
+  async campaigns(principal: Principal, query: CampaignFilterQuery): Promise<CampaignPage> {
+    const filter = await this.resolve(principal, query, MARKET1_SERVICE);
+    const [rows, total] = await Promise.all([
+      statisticsRepository.campaignPage(this.db, filter),
+      filter.count ? statisticsRepository.campaignCount(this.db, filter) : undefined,
+    ]);
+    return {
+      rows: rows.map((row) => presentCampaign(row)),
+      page: filter.page,
+      ...(total !== undefined && { total }),
+    };
+  }
+}
