@@ -64,6 +64,33 @@ describe('GET /api/campaign/updateCampaigns', () => {
     const stored = await storedStatistics(t, account.organizationId);
     expect(stored.length).toBeGreaterThan(0);
     expect(stored).toEqual(await sandboxStatistics(sandbox, account.apiKey, window.dateFrom, window.dateTo));
+    // The running totals the statistics read were rebuilt with the daily rows (P110): the sums agree.
+    const statRows: { expenses?: number; clicks?: number }[] = [];
+    for (let page = 1; ; page += 1) {
+      const response = await send(t.app, account.readToken, {
+        method: 'GET',
+        url: '/api/campaign/getStatCampaigns',
+        query: {
+          organizationId: account.organizationId,
+          service: 'SERVICE_01',
+          dateFrom: window.dateFrom,
+          dateTo: window.dateTo,
+          limit: 500,
+          page,
+        },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const { rows } = response.json<{ rows: { expenses?: number; clicks?: number }[] }>();
+      if (rows.length === 0) break;
+      statRows.push(...rows);
+    }
+    const kopecks = (values: number[]) => values.reduce((sum, value) => sum + Math.round(value * 100), 0);
+    expect(kopecks(statRows.map((row) => row.expenses ?? 0))).toBe(
+      kopecks(stored.map((row) => Number(row.expenses))),
+    );
+    expect(statRows.reduce((sum, row) => sum + (row.clicks ?? 0), 0)).toBe(
+      stored.reduce((sum, row) => sum + row.clicks, 0),
+    );
     expect(done.processedQuantity).toBe(campaigns.length + stored.length);
     const withStatistics = new Set(stored.map((row) => row.externalId));
     for (const row of campaigns.filter((campaign) => withStatistics.has(campaign.external_id)))

@@ -7,6 +7,7 @@ import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Market1Campaign, Market1StatisticsRow } from '../../connectors/market1/connector.ts';
 import type { CampaignStatisticDayTable, CampaignTable } from './tables.ts';
+import { refreshCampaignTotals } from './statistic-totals.ts';
 
 /** A stored campaign. */
 export type CampaignRow = Selectable<CampaignTable>;
@@ -158,7 +159,8 @@ export interface StatisticsTarget {
 export const statisticRepository = {
   /**
    * Replaces the statistics of the campaigns `campaignIds` over `dateFrom..dateTo` (inclusive) with `rows`:
-   * rows of those days the marketplace no longer reports are deleted, so a rerun leaves the same rows.
+   * rows of those days the marketplace no longer reports are deleted, so a rerun leaves the same rows. The
+   * campaigns' running totals are rebuilt from `dateFrom` (`refreshCampaignTotals`, P110): call it in a transaction.
    * @returns the number of rows written
    */
   async replaceRange(
@@ -183,12 +185,14 @@ export const statisticRepository = {
         .insertInto('campaign_statistic_day')
         .values(values.slice(start, start + STATISTICS_BATCH))
         .execute();
+    await refreshCampaignTotals(db, campaignIds, dateFrom);
     return values.length;
   },
 
   /**
    * Writes only the expenses of `rows` (`reloadCampaignStats?isExpensesOnly=true`): existing rows keep their
-   * other counters, missing rows are inserted with expenses (and the product name) only.
+   * other counters, missing rows are inserted with expenses (and the product name) only; running totals are
+   * rebuilt from the first day written (P110).
    * @returns the number of rows written
    */
   async upsertExpenses(
@@ -216,6 +220,12 @@ export const statisticRepository = {
           })),
         )
         .execute();
+    if (values.length > 0)
+      await refreshCampaignTotals(
+        db,
+        values.map((row) => row.campaign_id),
+        values.reduce((first, row) => (row.date < first ? row.date : first), values[0]!.date),
+      );
     return values.length;
   },
 };
