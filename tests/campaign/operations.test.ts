@@ -5,7 +5,14 @@
  * marketplace's refusals passed through, its outages, READ tokens, another client's or organization's campaign.
  */
 import { describe, expect, it } from 'vitest';
-import { expectError, expectNotFound, expectValidation, expectEmpty, MISSING_ID } from '../helpers/http.ts';
+import {
+  expectEmpty,
+  expectError,
+  expectNotFound,
+  expectValidation,
+  MISSING_ID,
+  type ErrorBody,
+} from '../helpers/http.ts';
 import { keyFingerprint, type SandboxRequestLog } from '../../src/connectors/market1/sandbox.ts';
 import type { Campaign } from '../../src/modules/campaign/schemas.ts';
 import { campaignAccount, campaignRequest, type CampaignAccount, useCampaignApp } from './kit.ts';
@@ -148,7 +155,7 @@ describe('POST /api/campaign/createCampaign', () => {
       sum: 100,
     });
     expectError(response, 400, 'error_market1_api', { message: 'the budget top-up is at least 500 roubles' });
-    expect(response.json().localMessage).toContain('the budget top-up is at least 500 roubles');
+    expect(response.json<ErrorBody>().localMessage).toContain('the budget top-up is at least 500 roubles');
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
       .select('id')
@@ -194,8 +201,8 @@ describe('POST /api/campaign/updateStatusCampaign', () => {
     }
     // A finished campaign cannot start again: the marketplace's 422 comes through, nothing is stored.
     const refused = await setStatus(account, campaign.id, 'ACTIVE');
-    expectError(refused, 400, 'error_market1_api');
-    expect(String(refused.json().params.message).length).toBeGreaterThan(0);
+    const body = expectError(refused, 400, 'error_market1_api');
+    expect(String(body.params.message).length).toBeGreaterThan(0);
     expect((await stored()).status).toBe('FINISHED');
   });
 
