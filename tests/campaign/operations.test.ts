@@ -201,8 +201,8 @@ describe('POST /api/campaign/updateStatusCampaign', () => {
     }
     // A finished campaign cannot start again: the marketplace's 422 comes through, nothing is stored.
     const refused = await setStatus(account, campaign.id, 'ACTIVE');
-    expectError(refused, 400, 'error_market1_api');
-    expect(String(refused.json().params.message).length).toBeGreaterThan(0);
+    const body = expectError(refused, 400, 'error_market1_api');
+    expect(String(body.params.message).length).toBeGreaterThan(0);
     expect((await stored()).status).toBe('FINISHED');
   });
 
