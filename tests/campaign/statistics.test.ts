@@ -287,9 +287,9 @@ describe('getStatCampaigns: sorting and paging', () => {
     expect(page.page).toBe(1);
   });
 
-  it.each([{ sortBy: 'VIEWS' }, { sortBy: 'CAMPAIGNNAME' }, {}])(
+  it.each<Record<string, string>>([{ sortBy: 'VIEWS' }, { sortBy: 'CAMPAIGNNAME' }, {}])(
     'pages without overlap or gap and counts only when asked (%o)',
-    async (order: Record<string, string>) => {
+    async (order) => {
       const whole = await stats({ ...MARCH, ...order });
       const seen: string[] = [];
       for (let page = 1; page <= 3; page++) {
