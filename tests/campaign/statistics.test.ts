@@ -353,6 +353,11 @@ describe('getStatCampaigns: filters', () => {
       'dateFrom',
     );
     expectValidation(await get('getStatCampaigns', { ...MARCH, status: 'RUNNING' }), 'status');
+    for (const field of ['productExternalId', 'organizationIds', 'type', 'offset']) {
+      const response = await get('getStatCampaigns', { ...MARCH, [field]: '99999999999999999999' });
+      expect(response.statusCode, `${field}: ${response.body}`).toBe(400);
+    }
+    expectValidation(await get('getStatCampaigns', { ...MARCH, query: 'x'.repeat(201) }), 'query');
   });
 });
 
