@@ -13,8 +13,10 @@ import { refreshCampaignTotals } from '../src/modules/campaign/statistic-totals.
 import {
   callApi,
   check,
+  cpuMs,
   formatMs,
   formatNumber,
+  postgresPids,
   runLoad,
   type BenchContext,
   type BenchPartResult,
@@ -61,6 +63,8 @@ async function seed(context: BenchContext): Promise<{ rows: number; seedMs: numb
     await db.transaction().execute((trx) => refreshCampaignTotals(trx, ids));
     const totalsMs = performance.now() - totalsStarted;
     await sql`vacuum analyze campaign, campaign_statistic_day, campaign_statistic_total`.execute(db);
+    // write the seeded pages out now, not during the first measured run
+    await sql`checkpoint`.execute(db);
     return { rows: Number(inserted.numAffectedRows ?? 0), seedMs, totalsMs };
   } finally {
     await database.close();
@@ -120,12 +124,18 @@ export async function benchCampaignStatistics(
       connections: CONNECTIONS,
     };
     await runLoad({ ...load, seconds: WARMUP_SECONDS });
+    const pids = postgresPids(context.dataDir);
+    const before = { node: cpuMs([context.servicePid]), postgres: cpuMs(pids) };
     const measured = await runLoad({ ...load, seconds: context.loadSeconds });
+    const nodeCpu = (cpuMs([context.servicePid]) - before.node) / measured.requests;
+    const postgresCpu = (cpuMs(pids) - before.postgres) / measured.requests;
     if (measured.failures > 0) throw new Error(`${scenario.name}: ${measured.failures} failed requests`);
     rows.push({
       name: `getStatCampaigns ${scenario.name}, 30-day ranges, ${CONNECTIONS} connections`,
       value: `p99 ${formatMs(measured.p99)}`,
-      detail: `p50 ${formatMs(measured.p50)}, ${formatNumber(measured.rps)} req/s`,
+      detail:
+        `p50 ${formatMs(measured.p50)}, ${formatNumber(measured.rps)} req/s; CPU per request: ` +
+        `Node ${formatMs(nodeCpu)}, PostgreSQL ${formatMs(postgresCpu)}`,
     });
     if (scenario.query === '' || scenario.query === '&count=true')
       targets.push(

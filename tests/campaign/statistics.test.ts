@@ -11,6 +11,7 @@ import { expectError, expectValidation, send, MISSING_ID } from '../helpers/http
 import type { CampaignTotalStats, StatCampaign } from '../../src/modules/campaign/statistics.schemas.ts';
 import type { Campaign } from '../../src/modules/campaign/schemas.ts';
 import { CAMPAIGN_SORT_FIELDS } from '../../src/modules/campaign/filter.ts';
+import { refreshCampaignTotals } from '../../src/modules/campaign/statistic-totals.ts';
 import { insertCampaign, insertDays } from './statistics-kit.ts';
 
 let t: TestApp;
@@ -286,9 +287,9 @@ describe('getStatCampaigns: sorting and paging', () => {
     expect(page.page).toBe(1);
   });
 
-  it.each([{ sortBy: 'VIEWS' }, { sortBy: 'CAMPAIGNNAME' }, {}])(
+  it.each<Record<string, string>>([{ sortBy: 'VIEWS' }, { sortBy: 'CAMPAIGNNAME' }, {}])(
     'pages without overlap or gap and counts only when asked (%o)',
-    async (order: Record<string, string>) => {
+    async (order) => {
       const whole = await stats({ ...MARCH, ...order });
       const seen: string[] = [];
       for (let page = 1; page <= 3; page++) {
@@ -352,6 +353,11 @@ describe('getStatCampaigns: filters', () => {
       'dateFrom',
     );
     expectValidation(await get('getStatCampaigns', { ...MARCH, status: 'RUNNING' }), 'status');
+    for (const field of ['productExternalId', 'organizationIds', 'type', 'offset']) {
+      const response = await get('getStatCampaigns', { ...MARCH, [field]: '99999999999999999999' });
+      expect(response.statusCode, `${field}: ${response.body}`).toBe(400);
+    }
+    expectValidation(await get('getStatCampaigns', { ...MARCH, query: 'x'.repeat(201) }), 'query');
   });
 });
 
@@ -482,5 +488,54 @@ describe('access and tenancy', () => {
       query: { ...MARCH, organizationId: expired.organizationId },
     });
     expectError(response, 400, 'error_subscription_expired');
+  });
+});
+
+describe('running totals', () => {
+  it('follow rewritten and deleted days after refreshCampaignTotals, whatever day the rewrite starts at', async () => {
+    const own = await createAccount(t.runtime);
+    const owner = { clientId: own.clientId, organizationId: own.organizationId };
+    const db = t.runtime.database.db;
+    const campaignId = await insertCampaign(db, owner, { name: 'Rewritten' });
+    const columns = { client_id: own.clientId, organization_id: own.organizationId };
+    const days = ['2026-04-01', '2026-04-02', '2026-04-03', '2026-04-04'];
+    await insertDays(
+      db,
+      owner,
+      campaignId,
+      days.map((date) => ({ date, product: 1, views: 10, clicks: 1, expenses: '1.10' })),
+    );
+    const read = async (dateFrom: string, dateTo: string) => {
+      const response = await send(t.app, own.readToken, {
+        method: 'GET',
+        url: '/api/campaign/getStatCampaigns',
+        query: { service: 'SERVICE_01', organizationId: own.organizationId, dateFrom, dateTo },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<Page<StatCampaign>>().rows;
+    };
+    expect((await read('2026-04-02', '2026-04-03'))[0]).toMatchObject({ views: 20, expenses: 2.2 });
+    // The import reloads 2 April with other numbers and a new unattributed row, and 3 April disappears.
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('campaign_statistic_day')
+        .where('campaign_id', '=', campaignId)
+        .where('date', 'in', ['2026-04-02', '2026-04-03'])
+        .execute();
+      await trx
+        .insertInto('campaign_statistic_day')
+        .values([
+          { campaign_id: campaignId, date: '2026-04-02', external_product_id: 1, ...columns, views: 7 },
+          { campaign_id: campaignId, date: '2026-04-02', external_product_id: 0, ...columns, views: 3 },
+        ])
+        .execute();
+      await refreshCampaignTotals(trx, [campaignId], '2026-04-02');
+    });
+    const rows = await read('2026-04-02', '2026-04-04');
+    expect(rows.map((row) => [row.rowType, row.views, row.expenses])).toEqual([
+      ['CAMPAIGN', 17, 1.1],
+      ['UNALLOCATED', 3, 0],
+    ]);
+    expect((await read('2026-04-01', '2026-04-04'))[0]).toMatchObject({ views: 27, expenses: 2.2 });
   });
 });

@@ -115,14 +115,13 @@ export class CampaignStatisticsService {
       organizationId: query.organizationId,
       service: query.service ?? defaultService,
     });
-    const organizationIds = [checked.organizationId, ...(query.organizationIds ?? [])];
-    const missing = await statisticsRepository.foreignOrganization(
-      this.db,
-      principal.clientId,
-      organizationIds,
-    );
-    if (missing !== undefined)
-      throw new AppError('error_organization_not_found', { organizationId: missing });
+    const more = query.organizationIds ?? [];
+    if (more.length > 0) {
+      const missing = await statisticsRepository.foreignOrganization(this.db, principal.clientId, more);
+      if (missing !== undefined)
+        throw new AppError('error_organization_not_found', { organizationId: missing });
+    }
+    const organizationIds = [checked.organizationId, ...more];
     return resolveCampaignFilter(query, { clientId: principal.clientId, organizationIds });
   }
 
