@@ -1,6 +1,6 @@
 /**
  * Factory of the campaign group (spec §4.6, D10): Market1 access (its HTTP client closed with the runtime) and
- * the routes under `/api/campaign`. The group's plugin registers the shared schemas (`Campaign`, and `TmsTask`
+ * the routes under `/api/campaign`. The group's plugin registers the shared schemas (`Campaign`, `CampaignFilter`, and `TmsTask`
  * for the operations that answer a task) once, then each part of the group as a child plugin: campaign
  * operations, statistics, the XLSX export. Each part lists its task kinds in `tasks`.
  */
@@ -11,6 +11,7 @@ import type { TaskDefinition } from '../task/definition.ts';
 import type { TaskService } from '../task/service.ts';
 import { TmsTask } from '../task/schemas.ts';
 import { Market1Access } from './market1-access.ts';
+import { CampaignFilter } from './filter.ts';
 import { Campaign } from './schemas.ts';
 
 /** Builds the campaign group over `runtime`; `tasks` creates the import, reload and export tasks. */
@@ -23,6 +24,7 @@ export function createCampaignGroup(runtime: Runtime, tasks: TaskService): Resou
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.addSchema(TmsTask);
     app.addSchema(Campaign);
+    app.addSchema(CampaignFilter);
   };
   return { name: 'campaign', scope: 'api', prefix: '/campaign', routes, tasks: kinds };
 }
