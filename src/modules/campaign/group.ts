@@ -12,6 +12,9 @@ import type { TaskService } from '../task/service.ts';
 import { TmsTask } from '../task/schemas.ts';
 import { Market1Access } from './market1-access.ts';
 import { CampaignFilter } from './filter.ts';
+import { exportRoutes } from './export.routes.ts';
+import { CampaignExportService } from './export.service.ts';
+import { campaignStatsFileTask } from './export-task.ts';
 import { Campaign } from './schemas.ts';
 
 /** Builds the campaign group over `runtime`; `tasks` creates the import, reload and export tasks. */
@@ -19,12 +22,14 @@ export function createCampaignGroup(runtime: Runtime, tasks: TaskService): Resou
   const db = runtime.database.db;
   const access = new Market1Access(db, runtime.secrets, runtime.config);
   runtime.onClose(async () => access.close());
-  const kinds: TaskDefinition<never>[] = [];
-  void tasks;
+  const exportKind = campaignStatsFileTask(db);
+  const exports = new CampaignExportService(runtime.changes, access, tasks, exportKind);
+  const kinds: TaskDefinition<never>[] = [exportKind];
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.addSchema(TmsTask);
     app.addSchema(Campaign);
     app.addSchema(CampaignFilter);
+    await app.register(exportRoutes(exports));
   };
   return { name: 'campaign', scope: 'api', prefix: '/campaign', routes, tasks: kinds };
 }
