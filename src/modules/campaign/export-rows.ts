@@ -11,8 +11,8 @@ import type { DB } from '../../db/schema.ts';
 import { campaignConditions, type ResolvedCampaignFilter } from './filter.ts';
 import type { StatsWorkbookRow } from './stats-workbook.ts';
 
-/** Campaigns per page: with a year of days each, a page holds at most ~18,000 rows. */
-export const CAMPAIGNS_PER_PAGE = 50;
+/** Campaigns per page: with a year of days each, a page holds at most ~7,300 rows. */
+export const CAMPAIGNS_PER_PAGE = 20;
 
 /** How many rows an export has and the days they cover (`YYYY-MM-DD`; null without rows). */
 export interface ExportExtent {
