@@ -1,5 +1,5 @@
 /**
- * The dictionary refresh (D11.3, P116–P118) through HTTP against the Market1 sandbox: `POST
+ * The dictionary refresh (D11.3, P118–P119) through HTTP against the Market1 sandbox: `POST
  * /api/knowledge/refresh` answers a `MARKET1_DICTIONARY_TASK`, which refreshes what `GET /knowledge/getParams`
  * and `GET /option/fetchOption` serve; the access checks answer before any task exists; a cancelled refresh
  * leaves the stored dictionaries as they were; a refused key ends the task in ERROR.

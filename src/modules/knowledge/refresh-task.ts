@@ -1,12 +1,12 @@
 /**
- * The task kind `MARKET1_DICTIONARY_TASK` (D11.3, P116–P118): refreshes the catalog dictionaries that
+ * The task kind `MARKET1_DICTIONARY_TASK` (D11.3, P118–P119): refreshes the catalog dictionaries that
  * `GET /knowledge/getParams` and `GET /option/fetchOption` serve — subjects (categories) with their parent, their
  * parameters and the options of their `SUGGEST` parameters — from the organization's Market1 connector.
  *
  * Subjects are read from Market1 in batches of `SUBJECTS_PER_READ`; each subject is then stored in a transaction
  * of its own (`loadDictionary`: the category upserted, its parameters and options replaced), so a cancel or a
  * failure leaves every subject either as it was or fully refreshed. Rerunning is harmless: a subject stored
- * twice ends the same. Subjects Market1 does not know are left as they are (P117).
+ * twice ends the same. Subjects Market1 does not know are left as they are (P119).
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
