@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchCampaignStatistics } from './campaign-statistics.ts';
+import { benchCampaignExport } from './campaign-export.ts';
 import { benchCatalog } from './catalog.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
       await benchReceipts(context, log),
       await benchIdempotency(context, log),
       await benchCampaignStatistics(context, log),
+      await benchCampaignExport(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);

@@ -11,6 +11,7 @@ import { createCampaignGroup } from './campaign/group.ts';
 import { createCatalogGroups } from './catalog/group.ts';
 import { createInboundGroup } from './inbound/group.ts';
 import { createKeywordGroup } from './keyword/group.ts';
+import { createKnowledgeGroup } from './knowledge/group.ts';
 import { createReceiptGroup } from './receipt/group.ts';
 import { createTagGroup } from './tag/group.ts';
 import { createWebhookGroup } from './webhook/group.ts';
@@ -38,6 +39,7 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
     createTagGroup(runtime),
     createReceiptGroup(runtime),
     createCampaignGroup(runtime, tasks.service),
+    createKnowledgeGroup(runtime, tasks.service),
     idempotencyKeysPart(runtime),
     rateLimitPart(runtime),
     tasks,

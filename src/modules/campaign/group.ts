@@ -1,8 +1,8 @@
 /**
  * Factory of the campaign group (spec §4.6, D10): Market1 access (its HTTP client closed with the runtime) and
- * the routes under `/api/campaign`. The group's plugin registers the shared schemas (`Campaign`, `CampaignFilter`, and `TmsTask`
- * for the operations that answer a task) once, then each part of the group as a child plugin: campaign
- * operations, statistics, the XLSX export. Each part lists its task kinds in `tasks`.
+ * the routes under `/api/campaign`. The group's plugin registers the shared schemas (`Campaign`, `CampaignFilter`,
+ * and `TmsTask` for the operations that answer a task) once, then each part of the group as a child plugin:
+ * campaign operations (with the import and reload tasks), statistics, the XLSX export (with its task).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Runtime } from '../../runtime.ts';
@@ -15,6 +15,9 @@ import { Market1Access } from './market1-access.ts';
 import { CampaignFilter } from './filter.ts';
 import { CampaignOperations } from './operations.service.ts';
 import { campaignOperationsRoutes } from './operations.routes.ts';
+import { exportRoutes } from './export.routes.ts';
+import { CampaignExportService } from './export.service.ts';
+import { campaignStatsFileTask } from './export-task.ts';
 import { Campaign } from './schemas.ts';
 import { statisticsRoutes } from './statistics.routes.ts';
 import { CampaignStatisticsService } from './statistics.service.ts';
@@ -27,13 +30,16 @@ export function createCampaignGroup(runtime: Runtime, tasks: TaskService): Resou
   const importKinds = campaignImportKinds(db, access);
   const operations = new CampaignOperations(db, runtime.changes, access, tasks, importKinds);
   const statistics = new CampaignStatisticsService(db, access);
-  const kinds = [importKinds.importKind, importKinds.reloadKind] as TaskDefinition<never>[];
+  const exportKind = campaignStatsFileTask(db);
+  const exports = new CampaignExportService(runtime.changes, access, tasks, exportKind);
+  const kinds = [importKinds.importKind, importKinds.reloadKind, exportKind] as TaskDefinition<never>[];
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.addSchema(TmsTask);
     app.addSchema(Campaign);
     app.addSchema(CampaignFilter);
     await app.register(campaignOperationsRoutes(operations));
     await app.register(statisticsRoutes(statistics));
+    await app.register(exportRoutes(exports));
   };
   return { name: 'campaign', scope: 'api', prefix: '/campaign', routes, tasks: kinds };
 }
