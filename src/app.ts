@@ -26,6 +26,7 @@ import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts'
 import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { installRateLimit } from './http/rate-limit.ts';
+import { installRequestMetrics } from './metrics/http.ts';
 import { ErrorResponse } from './http/schemas.ts';
 import type { ResourceGroup } from './modules/group.ts';
 
@@ -76,6 +77,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
   installStrictInput(app);
   installShutdownAnswer(app);
+  installRequestMetrics(app, runtime.metrics);
   await installRateLimit(app, runtime);
 
   app.addHook('onSend', async (request, reply) => {
