@@ -27,6 +27,7 @@ import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { installRateLimit } from './http/rate-limit.ts';
 import { installLingeringClose } from './http/lingering-close.ts';
+import { installRequestMetrics } from './metrics/http.ts';
 import { ErrorResponse } from './http/schemas.ts';
 import type { ResourceGroup } from './modules/group.ts';
 
@@ -77,6 +78,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
   installStrictInput(app);
   installShutdownAnswer(app);
+  installRequestMetrics(app, runtime.metrics);
   await installRateLimit(app, runtime);
   installLingeringClose(app);
 

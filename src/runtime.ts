@@ -14,6 +14,7 @@ import { JobQueue } from './jobs/job.ts';
 import { startJobQueue } from './jobs/queue.ts';
 import { loadOperatorKey, SecretBox } from './security/secret-box.ts';
 import { sealLegacySecrets } from './security/seal-legacy-secrets.ts';
+import { ServiceMetrics } from './metrics/service-metrics.ts';
 
 /** Shared state of one service process. */
 export interface Runtime {
@@ -29,6 +30,8 @@ export interface Runtime {
   secrets: SecretBox;
   /** The pg-boss job queue on the same database. */
   jobs: JobQueue;
+  /** The Prometheus metrics of this process (its own registry, P129). */
+  metrics: ServiceMetrics;
   /** Whether this process runs background workers (`RuntimeOptions.workers`). */
   workers: boolean;
   /**
@@ -76,6 +79,7 @@ export async function openRuntime(
       changes: new ChangeRunner(database.db),
       secrets,
       jobs: new JobQueue(queue, config.webhookPollSeconds),
+      metrics: new ServiceMetrics(database.db, database.pool),
       workers: options.workers !== false,
       onClose: (stop) => void stops.push(stop),
       async close() {

@@ -18,9 +18,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
+import type { Counter } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
+import type { WebhookAttemptOutcome } from '../../metrics/service-metrics.ts';
 import type { DB } from '../../db/schema.ts';
 import type { ChangeNotifier } from '../../db/notifications.ts';
 import { ensureQueue } from '../../jobs/queue.ts';
@@ -70,6 +72,8 @@ export class WebhookDispatcher {
     private readonly config: Config,
     /** Opens the sealed signing secrets (P160). */
     private readonly secrets: SecretBox,
+    /** Counts every recorded attempt by outcome (`/metrics`, P131). */
+    private readonly attemptsCounter: Counter<'outcome'>,
   ) {
     this.sender = new WebhookSender({
       timeoutMs: config.webhookTimeoutMs,
@@ -224,6 +228,7 @@ export class WebhookDispatcher {
     const records: AttemptRecord[] = [];
     const retries = new Map<number, Date>();
     const gone = new Set<number>();
+    const outcomeOf = new Map<number, WebhookAttemptOutcome>();
     rows.forEach((row, index) => {
       const outcome = outcomes[index] as AttemptOutcome;
       const attempt = row.attempts + 1;
@@ -234,13 +239,16 @@ export class WebhookDispatcher {
         error: outcome.error,
       };
       if (outcome.delivered) {
+        outcomeOf.set(row.id, 'delivered');
         records.push({ ...base, status: 'DELIVERED', nextAttemptAt: null, deliveredAt: new Date(now) });
       } else if (outcome.statusCode === 410) {
+        outcomeOf.set(row.id, 'gone');
         gone.add(row.webhook_id);
         records.push({ ...base, status: 'FAILED', nextAttemptAt: null, deliveredAt: null });
       } else {
         const delay = retryDelayMs(this.config.webhookRetrySchedule, attempt);
         const nextAttemptAt = delay === undefined ? null : new Date(now + delay);
+        outcomeOf.set(row.id, nextAttemptAt ? 'retry' : 'failed');
         if (nextAttemptAt) retries.set(row.id, nextAttemptAt);
         records.push({
           ...base,
@@ -261,9 +269,14 @@ export class WebhookDispatcher {
         await deliveryRepository.cancelPending(trx, webhookId, reason);
       }
       await this.queue.enqueue(trx, [...jobs, ...watchdogs]);
-      return jobs;
+      return { jobs, recorded: updated.map((row) => row.id) };
     });
-    this.wakeAtDueTimes(scheduled);
+    // Counted once committed, and only the attempts recorded (a stale one changed nothing).
+    for (const id of scheduled.recorded) {
+      const outcome = outcomeOf.get(id);
+      if (outcome) this.attemptsCounter.inc({ outcome });
+    }
+    this.wakeAtDueTimes(scheduled.jobs);
   }
 
   /** Retries due before the next poll wake this process's workers on time (the poll catches the rest). */

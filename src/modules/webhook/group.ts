@@ -30,7 +30,14 @@ export function createWebhookGroup(runtime: Runtime): WebhookGroup {
     { allowPrivate: config.webhookAllowPrivate },
     runtime.secrets,
   );
-  const dispatcher = new WebhookDispatcher(boss, runtime.database.db, queue, config, runtime.secrets);
+  const dispatcher = new WebhookDispatcher(
+    boss,
+    runtime.database.db,
+    queue,
+    config,
+    runtime.secrets,
+    runtime.metrics.webhookDeliveryAttempts,
+  );
   return {
     name: 'webhook',
     scope: 'api',
