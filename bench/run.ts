@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchCatalog } from './catalog.ts';
+import { benchConditional } from './conditional.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import { benchReceipts } from './receipts.ts';
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
       await benchCatalog(context, log),
       await benchReceipts(context, log),
       await benchIdempotency(context, log),
+      await benchConditional(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);
