@@ -107,15 +107,18 @@ async function seed(context: BenchContext): Promise<{ visible: number; bulkIds: 
   }
 }
 
-/** Creates 50 catalog products (one model, one view) through the API; returns their ids. */
-async function createFiftyProducts(context: BenchContext): Promise<number[]> {
+/**
+ * Creates 50 catalog products (one model, one view) through the API; returns their ids.
+ * @param label names the brand, category and model (unique per bench part: names and articles are unique)
+ */
+async function createFiftyProducts(context: BenchContext, label: string): Promise<number[]> {
   const post = <T>(path: string, body: unknown) =>
     callApi<T>(context.serviceUrl, context.writeToken, 'POST', path, body);
-  const brand = await post<{ id: number }>('/api/brand', { name: 'Inbound bench brand' });
-  const category = await post<{ id: number }>('/api/category', { name: 'Inbound bench category' });
+  const brand = await post<{ id: number }>('/api/brand', { name: `${label} bench brand` });
+  const category = await post<{ id: number }>('/api/category', { name: `${label} bench category` });
   const model = await post<{ views: Array<{ sizes: Array<{ id: number }> }> }>('/api/model', {
-    article: 'INBOUND-BENCH',
-    title: 'Inbound bench products',
+    article: `${label.toUpperCase()}-BENCH`,
+    title: `${label} bench products`,
     brandId: brand.id,
     categoryId: category.id,
     organizationId: context.organizationId,
@@ -131,9 +134,12 @@ async function createFiftyProducts(context: BenchContext): Promise<number[]> {
   return model.views[0]?.sizes.map((size) => size.id) ?? [];
 }
 
-/** Creates the document with 50 positions (catalog products) through the API; returns its id. */
-async function createFiftyProductDocument(context: BenchContext): Promise<number> {
-  const productIds = await createFiftyProducts(context);
+/**
+ * Creates the document with 50 positions (catalog products) through the API; returns its id.
+ * @param label names its catalog products (see `createFiftyProducts`)
+ */
+export async function createFiftyProductDocument(context: BenchContext, label = 'Inbound'): Promise<number> {
+  const productIds = await createFiftyProducts(context, label);
   const products = productIds.map((productId, index) => ({
     productId,
     quantity: 5 + ((index * 7) % 60),

@@ -18,6 +18,7 @@ import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchCampaignStatistics } from './campaign-statistics.ts';
 import { benchCampaignExport } from './campaign-export.ts';
 import { benchCatalog } from './catalog.ts';
+import { benchConditional } from './conditional.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import { benchReceipts } from './receipts.ts';
@@ -129,6 +130,7 @@ async function main(): Promise<void> {
       await benchIdempotency(context, log),
       await benchCampaignStatistics(context, log),
       await benchCampaignExport(context, log),
+      await benchConditional(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);

@@ -24,6 +24,7 @@ import { validationError } from './http/errors.ts';
 import { transformRoute } from './http/openapi.ts';
 import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts';
 import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
+import { installCompression } from './http/compression.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { installRateLimit } from './http/rate-limit.ts';
 import { installLingeringClose } from './http/lingering-close.ts';
@@ -88,6 +89,7 @@ export async function buildApp(
   installJsonBodyParser(app);
   installErrorHandlers(app, config.bodyLimitBytes);
   app.addSchema(ErrorResponse);
+  await installCompression(app);
 
   await app.register(swagger, {
     openapi: {

@@ -8,6 +8,8 @@
  *   `Infinity`, `1e309` or an int64 beyond 2^53 are refused before they reach SQL.
  * - Strings carry no NUL character and no unpaired UTF-16 surrogate (PostgreSQL text cannot store either).
  * - Values nest at most `MAX_INPUT_DEPTH` levels (P146).
+ * - An integer in a query string or path is written in decimal digits with an optional minus sign (P138):
+ *   Ajv's coercion alone would read `0x1F` as 31, `1e3` as 1000 and `1.0` as 1.
  *
  * Schemas are cloned before they are changed, so response schemas sharing the same objects keep their shape.
  */
@@ -91,6 +93,32 @@ export function findUnstorableValue(value: unknown, path: string, depth = 0): Un
   return undefined;
 }
 
+/** How an integer is written in a query string or path (P138). */
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/** Names of the properties of an object schema that are integers or arrays of integers. */
+function integerProperties(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, JsonSchema> } | undefined)?.properties ?? {};
+  const isInteger = (node: unknown) => (node as JsonSchema | undefined)?.type === 'integer';
+  return Object.entries(properties)
+    .filter(([, property]) => isInteger(property) || (property.type === 'array' && isInteger(property.items)))
+    .map(([name]) => name);
+}
+
+/**
+ * The name of the first query or path integer of `values` not written in decimal digits, if any.
+ * @param names the integer parameters of the route (`integerProperties`)
+ */
+function findNonDecimalInteger(values: unknown, names: readonly string[]): string | undefined {
+  if (typeof values !== 'object' || values === null) return undefined;
+  for (const name of names) {
+    const value = (values as Record<string, unknown>)[name];
+    const texts = Array.isArray(value) ? value : [value];
+    if (texts.some((text) => typeof text === 'string' && !DECIMAL_INTEGER.test(text))) return name;
+  }
+  return undefined;
+}
+
 /** Installs the rules on `app`; call before any route is registered. */
 export function installStrictInput(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -101,8 +129,24 @@ export function installStrictInput(app: FastifyInstance): void {
       schema[part] = clone(schema[part]);
       tighten(schema[part]);
     }
+    const integers = {
+      query: integerProperties(schema.querystring),
+      params: integerProperties(schema.params),
+    };
+    if (integers.query.length + integers.params.length > 0) {
+      route.config = { ...(route.config as object), strictIntegers: integers } as RouteOptions['config'];
+    }
   });
   app.addHook('preValidation', async (request) => {
+    const integers = (
+      request.routeOptions.config as { strictIntegers?: { query: string[]; params: string[] } }
+    ).strictIntegers;
+    if (integers) {
+      const field =
+        findNonDecimalInteger(request.params, integers.params) ??
+        findNonDecimalInteger(request.query, integers.query);
+      if (field !== undefined) throw validationError(field, 'must be an integer written in decimal digits');
+    }
     for (const [part, fallback] of [
       [request.params, 'params'],
       [request.query, 'querystring'],
