@@ -1,5 +1,5 @@
 /**
- * SQL of the rate-limit counters (migration 0012, P126–P127): one atomic upsert per counted request and the purge
+ * SQL of the rate-limit counters (migration 0014, P126–P127): one atomic upsert per counted request and the purge
  * of ended windows. Times are the database's clock, so processes with skewed clocks agree on windows.
  */
 import { sql, type ColumnType, type Kysely } from 'kysely';

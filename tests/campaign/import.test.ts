@@ -64,7 +64,7 @@ describe('GET /api/campaign/updateCampaigns', () => {
     const stored = await storedStatistics(t, account.organizationId);
     expect(stored.length).toBeGreaterThan(0);
     expect(stored).toEqual(await sandboxStatistics(sandbox, account.apiKey, window.dateFrom, window.dateTo));
-    // The running totals the statistics read were rebuilt with the daily rows (P110): the sums agree.
+    // The running totals the statistics read were rebuilt with the daily rows (P112): the sums agree.
     const statRows: { expenses?: number; clicks?: number }[] = [];
     for (let page = 1; ; page += 1) {
       const response = await send(t.app, account.readToken, {

@@ -160,7 +160,7 @@ export const statisticRepository = {
   /**
    * Replaces the statistics of the campaigns `campaignIds` over `dateFrom..dateTo` (inclusive) with `rows`:
    * rows of those days the marketplace no longer reports are deleted, so a rerun leaves the same rows. The
-   * campaigns' running totals are rebuilt from `dateFrom` (`refreshCampaignTotals`, P110): call it in a transaction.
+   * campaigns' running totals are rebuilt from `dateFrom` (`refreshCampaignTotals`, P112): call it in a transaction.
    * @returns the number of rows written
    */
   async replaceRange(
@@ -192,7 +192,7 @@ export const statisticRepository = {
   /**
    * Writes only the expenses of `rows` (`reloadCampaignStats?isExpensesOnly=true`): existing rows keep their
    * other counters, missing rows are inserted with expenses (and the product name) only; running totals are
-   * rebuilt from the first day written (P110).
+   * rebuilt from the first day written (P112).
    * @returns the number of rows written
    */
   async upsertExpenses(

@@ -1,5 +1,5 @@
 /**
- * Running totals of campaign statistics (migration 0011, P112): per campaign and day, the sums of its daily rows
+ * Running totals of campaign statistics (migration 0013, P112): per campaign and day, the sums of its daily rows
  * from its first day up to that day, apart for statistics attributed to products (`allocated_*`) and the rest
  * (`unallocated_*`, product 0). The statistics pages read any day range as the difference of two rows.
  *

@@ -1,5 +1,5 @@
 /**
- * Kysely table types of advertising campaigns and their daily statistics (migration 0010, spec §2 Campaign and
+ * Kysely table types of advertising campaigns and their daily statistics (migration 0012, spec §2 Campaign and
  * StatCampaign, D10), added to `DB` by augmentation. Money: numeric(16,2) roubles as exact decimal strings; days:
  * `date` columns, the marketplace's calendar days; times UTC.
  */
