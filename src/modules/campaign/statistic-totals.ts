@@ -72,13 +72,7 @@ export async function refreshCampaignTotals(
   const from = fromDay ?? '-infinity';
   // Two writers refreshing the same campaign would insert the same days: lock the campaigns, in id order (no
   // deadlock between writers); each statement after the lock sees what the other committed.
-  await db
-    .selectFrom('campaign')
-    .select('id')
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
+  await db.selectFrom('campaign').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
   await db
     .deleteFrom('campaign_statistic_total')
     .where('campaign_id', 'in', ids)
