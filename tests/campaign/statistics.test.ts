@@ -539,3 +539,27 @@ describe('running totals', () => {
     expect((await read('2026-04-01', '2026-04-04'))[0]).toMatchObject({ views: 27, expenses: 2.2 });
   });
 });
+
+describe('running totals under concurrent writers', () => {
+  it('two transactions refreshing the same campaign run one after the other', async () => {
+    const own = await createAccount(t.runtime);
+    const owner = { clientId: own.clientId, organizationId: own.organizationId };
+    const db = t.runtime.database.db;
+    const campaignId = await insertCampaign(db, owner, { name: 'Concurrent' });
+    await insertDays(db, owner, campaignId, [{ date: '2026-05-01', product: 1, views: 5 }]);
+    const refresh = (pauseMs: number) =>
+      db.transaction().execute(async (trx) => {
+        await refreshCampaignTotals(trx, [campaignId], '2026-05-01');
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      });
+    const first = refresh(300);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([first, refresh(0)]);
+    const totals = await db
+      .selectFrom('campaign_statistic_total')
+      .select(['date', 'allocated_views'])
+      .where('campaign_id', '=', campaignId)
+      .execute();
+    expect(totals).toEqual([{ date: '2026-05-01', allocated_views: 5 }]);
+  });
+});

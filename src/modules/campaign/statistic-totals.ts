@@ -57,8 +57,9 @@ const sides = [
  * Rebuilds the running totals of `campaignIds` from `fromDay` (a `YYYY-MM-DD` marketplace day; absent = every
  * day) after their daily rows were written or deleted: rows on and after `fromDay` are deleted and recomputed
  * from the daily rows, starting from the last total before `fromDay`. Call it inside the transaction that wrote
- * the daily rows, so readers never see daily rows and totals disagree. Cost: the campaigns' daily rows from
- * `fromDay` on (one statement each for delete and insert).
+ * the daily rows, so readers never see daily rows and totals disagree. It locks the campaigns' rows (`FOR
+ * UPDATE`, in id order) until that transaction ends, so concurrent refreshes of a campaign run one after the
+ * other. Cost: the campaigns' daily rows from `fromDay` on (one statement each for delete and insert).
  * @param db a transaction (or the database) of the caller
  */
 export async function refreshCampaignTotals(
@@ -69,6 +70,9 @@ export async function refreshCampaignTotals(
   if (campaignIds.length === 0) return;
   const ids = [...new Set(campaignIds)];
   const from = fromDay ?? '-infinity';
+  // Two writers refreshing the same campaign would insert the same days: lock the campaigns, in id order (no
+  // deadlock between writers); each statement after the lock sees what the other committed.
+  await db.selectFrom('campaign').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
   await db
     .deleteFrom('campaign_statistic_total')
     .where('campaign_id', 'in', ids)
