@@ -77,6 +77,41 @@ function withIdempotencyKey(schema: Schema): Schema {
   };
 }
 
+/**
+ * Declares the conditional headers of a route that says `config: {conditional: 'read' | 'write'}` (P133, P134):
+ * a read gets `If-None-Match` and its 304, a write `If-Match` (documentation only: `conditional.ts` reads them).
+ */
+function withConditionalHeaders(schema: Schema, kind: unknown): Schema {
+  if (kind !== 'read' && kind !== 'write') return schema;
+  const headers = (schema.headers ?? { type: 'object', properties: {} }) as Schema;
+  const header =
+    kind === 'read'
+      ? {
+          'If-None-Match': {
+            type: 'string',
+            description:
+              'The ETag of an earlier answer (e.g. `"order-12-v3"`); while the entity is unchanged the answer is ' +
+              '304 with no body (P133).',
+          },
+        }
+      : {
+          'If-Match': {
+            type: 'string',
+            description:
+              'The ETag the change applies to, instead of `versionId` in the body; stale → 409 ' +
+              '`error_version_conflict` (P134).',
+          },
+        };
+  const response = schema.response as Record<string, Schema> | undefined;
+  return {
+    ...schema,
+    headers: { ...headers, properties: { ...(headers.properties as Schema), ...header } },
+    ...(kind === 'read' && {
+      response: { ...response, 304: { type: 'null', description: 'Not modified: the ETag still matches' } },
+    }),
+  };
+}
+
 /** The per-route transform of `@fastify/swagger`. */
 export const transformRoute: NonNullable<FastifyDynamicSwaggerOptions['transform']> = ({
   schema,
@@ -88,6 +123,10 @@ export const transformRoute: NonNullable<FastifyDynamicSwaggerOptions['transform
   const next: Schema =
     url.startsWith('/api/') && IDEMPOTENT_METHODS.has(method) ? withIdempotencyKey(given) : { ...given };
   next.operationId ??= operationIdOf(method, url);
+  Object.assign(
+    next,
+    withConditionalHeaders(next, (route.config as { conditional?: unknown } | undefined)?.conditional),
+  );
   if (next.params) next.params = typedPathIds(next.params);
   const response = next.response as Record<string, Schema> | undefined;
   const success = response?.['200'];

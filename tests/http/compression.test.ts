@@ -127,6 +127,15 @@ describe('other routes', () => {
     expect(JSON.parse(decoded(response))).toMatchObject({ openapi: '3.1.0' });
   });
 
+  it('compresses the docs page’s script and stylesheet', async () => {
+    for (const url of ['/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-ui.css']) {
+      const response = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'br' } });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['content-encoding'], url).toBe('br');
+      expect(decoded(response).length, url).toBeGreaterThan(response.rawPayload.length * 3);
+    }
+  });
+
   it('refuses a compressed request body in the error model (request bodies are not decompressed)', async () => {
     const response = await t.app.inject({
       method: 'POST',

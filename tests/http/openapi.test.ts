@@ -129,7 +129,9 @@ describe('GET /openapi.json', () => {
     for (const [method, path] of operations) {
       if (!path.startsWith('/api/')) continue;
       const operation = document.paths[path]?.[method];
-      const header = operation?.parameters?.find((parameter) => parameter.in === 'header');
+      const header = operation?.parameters?.find(
+        (parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key',
+      );
       const label = `${method.toUpperCase()} ${path}`;
       if (method === 'get') {
         expect(header, label).toBeUndefined();

@@ -103,6 +103,7 @@ export const catalogRoutes =
     app.get(
       '/model/:id',
       {
+        config: { conditional: 'read' },
         schema: {
           tags,
           summary:
@@ -130,6 +131,7 @@ export const catalogRoutes =
     app.put(
       '/model/:id',
       {
+        config: { conditional: 'write' },
         schema: {
           tags,
           summary: 'Replace the editable structure of a model (versionId or If-Match required; stale → 409)',
@@ -149,6 +151,7 @@ export const catalogRoutes =
     app.patch(
       '/product/:id',
       {
+        config: { conditional: 'write' },
         schema: {
           tags,
           summary:

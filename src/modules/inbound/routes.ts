@@ -54,6 +54,7 @@ export const inboundRoutes =
     app.patch(
       '/',
       {
+        config: { conditional: 'write' },
         schema: {
           tags,
           summary: 'Change a document',
@@ -168,6 +169,7 @@ export const inboundRoutes =
     app.get(
       '/:orderId',
       {
+        config: { conditional: 'read' },
         schema: {
           tags,
           summary: 'A document with its products',
@@ -235,6 +237,7 @@ export const inboundRoutes =
     app.put(
       '/:orderId/product',
       {
+        config: { conditional: 'write' },
         schema: {
           tags,
           summary: 'Update a product',
