@@ -15,6 +15,10 @@ import { startMissingSandboxes, type SandboxServer } from './connectors/sandboxe
 import { AccountService } from './modules/accounts/service.ts';
 import { providerASandbox } from './connectors/cash-register/provider-a/sandbox.ts';
 import { SANDBOX_PASSWORD } from './connectors/cash-register/sandbox-kit.ts';
+import { market1Sandbox } from './connectors/market1/sandbox.ts';
+
+/** The demo organization's Market1 API key on the sandbox (any key is an account of its own there, P96). */
+const DEMO_MARKET1_KEY = 'demo';
 
 /** A database URL and how to release it. */
 export interface ResolvedDatabase {
@@ -77,6 +81,13 @@ export async function startService(givenConfig: Config): Promise<RunningService>
             service: 'CASH_REGISTER_A',
             login: 'demo',
             password: SANDBOX_PASSWORD,
+          });
+        // ... and, when it serves the Market1 sandbox, a Market1 integration, so the campaign operations work
+        // out of the box (P109); without baseUrl it follows MARKET1_API_URL, the sandbox's URL of this start.
+        if (sandboxes.some((server) => server.name === market1Sandbox.name))
+          await accounts.setIntegration(demo.organizationId, {
+            service: 'SERVICE_01',
+            apiKey: DEMO_MARKET1_KEY,
           });
         printDemoCredentials(demo, config.dataDir);
       }
