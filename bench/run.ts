@@ -15,6 +15,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
+import { benchCampaigns } from './campaigns.ts';
 import { benchCatalog } from './catalog.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
       await benchCatalog(context, log),
       await benchReceipts(context, log),
       await benchIdempotency(context, log),
+      await benchCampaigns(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);
