@@ -17,6 +17,7 @@ import path from 'node:path';
 import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchCampaignStatistics } from './campaign-statistics.ts';
 import { benchCampaignExport } from './campaign-export.ts';
+import { benchCampaigns } from './campaigns.ts';
 import { benchCatalog } from './catalog.ts';
 import { benchConditional } from './conditional.ts';
 import { benchIdempotency } from './idempotency.ts';
@@ -131,6 +132,7 @@ async function main(): Promise<void> {
       await benchCampaignStatistics(context, log),
       await benchCampaignExport(context, log),
       await benchConditional(context, log),
+      await benchCampaigns(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);

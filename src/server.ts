@@ -14,9 +14,11 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedde
 import { startMissingSandboxes, type SandboxServer } from './connectors/sandboxes.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { providerASandbox } from './connectors/cash-register/provider-a/sandbox.ts';
-import { market1Sandbox } from './connectors/market1/sandbox.ts';
-import { MARKET1_SERVICE } from './modules/campaign/market1-access.ts';
 import { SANDBOX_PASSWORD } from './connectors/cash-register/sandbox-kit.ts';
+import { market1Sandbox } from './connectors/market1/sandbox.ts';
+
+/** The demo organization's Market1 API key on the sandbox (any key is an account of its own there, P96). */
+const DEMO_MARKET1_KEY = 'demo';
 
 /** A database URL and how to release it. */
 export interface ResolvedDatabase {
@@ -80,12 +82,12 @@ export async function startService(givenConfig: Config): Promise<RunningService>
             login: 'demo',
             password: SANDBOX_PASSWORD,
           });
-        // ... and, when it serves the Market1 sandbox, a prepared integration there (any key is an account of
-        // the sandbox), so the campaign operations work out of the box (P96).
+        // ... and, when it serves the Market1 sandbox, a Market1 integration, so the campaign operations work
+        // out of the box (P109); without baseUrl it follows MARKET1_API_URL, the sandbox's URL of this start.
         if (sandboxes.some((server) => server.name === market1Sandbox.name))
           await accounts.setIntegration(demo.organizationId, {
-            service: MARKET1_SERVICE,
-            apiKey: 'demo-market1',
+            service: 'SERVICE_01',
+            apiKey: DEMO_MARKET1_KEY,
           });
         printDemoCredentials(demo, config.dataDir);
       }
