@@ -166,6 +166,9 @@ describe('POST /api/campaign/stats/xlsx', () => {
     expect(totals.getCell(9).value).toEqual({ formula: 'IF(G5=0,0,H5/G5)', result: 64 / 1700 });
     expect(totals.getCell(17).value).toEqual({ formula: 'IF(P5=0,0,J5/P5)', result: 312.34 / 6000 });
     expect(totals.getCell(18).value).toEqual({ formula: 'IF(M5=0,0,J5/M5)', result: 312.34 / 6 });
+    expect(totals.getCell(9).numFmt).toBe('0.00%');
+    expect(totals.getCell(10).numFmt).toBe('#,##0.00');
+    expect(totals.getCell(10).font.bold).toBe(true);
 
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(sheet.autoFilter).toBe('A1:R4');

@@ -9,7 +9,7 @@
  * percentages (CTR, conversion, DRR) are stored as fractions with a percent format, so Excel shows
  * `clicks/views×100 %` (P116). Days are date cells (the marketplace's Moscow day, P110), money (roubles) is
  * `#,##0.00`, counts `#,##0`. Cells carry cached values, so a reader that does not recalculate sees them.
- * Sheet "Filter": the filter the export used, one setting per row.
+ * Sheet "Filter": the filter the export used, one setting per row. Printing is set to landscape, one page wide.
  */
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
@@ -93,7 +93,7 @@ const COLUMNS: ColumnSpec[] = [
   { en: 'Organization', ru: 'Организация', kind: 'text', width: 28 },
   { en: 'Campaign ID', ru: 'ID кампании', kind: 'id', width: 13 },
   { en: 'Campaign', ru: 'Кампания', kind: 'text', width: 40 },
-  { en: 'Type', ru: 'Тип', kind: 'text', width: 22 },
+  { en: 'Type', ru: 'Тип', kind: 'text', width: 25 },
   { en: 'Status', ru: 'Статус', kind: 'text', width: 12 },
   { en: 'Day', ru: 'День', kind: 'date', width: 12 },
   { en: 'Views', ru: 'Показы', kind: 'count', width: 12, total: 'sum' },
@@ -158,6 +158,8 @@ export class StatsWorkbookWriter {
     this.workbook.creator = 'seller-ops';
     this.sheet = this.workbook.addWorksheet(TEXT.statistics[lang], {
       views: [{ state: 'frozen', ySplit: 1, xSplit: 0 }],
+      // Printed (or rendered to PDF): landscape A4, every column on one page's width.
+      pageSetup: { orientation: 'landscape', paperSize: 9, fitToPage: true, fitToWidth: 1, fitToHeight: 0 },
     });
     this.sheet.columns = COLUMNS.map((column) => ({ width: column.width }));
     const header = this.sheet.addRow(COLUMNS.map((column) => column[lang]));
@@ -254,7 +256,8 @@ export class StatsWorkbookWriter {
       };
     });
     const row = this.sheet.addRow(values);
-    row.font = { bold: true };
+    for (const [index, column] of COLUMNS.entries())
+      row.getCell(index + 1).style = { ...CELL_STYLES[column.kind], font: { bold: true } };
     row.commit();
   }
 }
