@@ -88,7 +88,9 @@ export async function installRateLimit(app: FastifyInstance, runtime: Runtime): 
       await redis.connect();
     } catch (error) {
       redis.disconnect();
-      throw new Error(`REDIS_URL cannot be reached: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(
+        `REDIS_URL cannot be reached: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const client = redis;
     app.addHook('onClose', async () => void (await client.quit()));
