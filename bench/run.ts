@@ -18,6 +18,7 @@ import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
 import { benchCatalog } from './catalog.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
+import { benchLimits } from './limits.ts';
 import { benchReceipts } from './receipts.ts';
 import {
   liveServers,
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
       await benchCatalog(context, log),
       await benchReceipts(context, log),
       await benchIdempotency(context, log),
+      await benchLimits(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);
