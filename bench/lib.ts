@@ -112,13 +112,20 @@ function trackChild(child: ChildProcess, url: string): ServerProcess {
   return server;
 }
 
+/** The bench's rate limit: counted as usual (the cost stays in every figure), never reached (P125). */
+export const BENCH_RATE_LIMIT_MAX = '1000000000';
+
 /**
  * Starts `bin/seller-ops.js serve` on the embedded PostgreSQL in `dataDir` (no DATABASE_URL) with request
- * logs off (`LOG_LEVEL=warn`) and waits for `GET /ready`.
+ * logs off (`LOG_LEVEL=warn`) and a rate limit no load reaches, and waits for `GET /ready`. `extraEnv` adds or
+ * overrides settings (e.g. `DATABASE_URL` of a running service's database, to start a second process on it).
  * @returns the process and the milliseconds from spawn to the first 200 of `/ready`
  * @throws when the process exits first or is not ready within 120 s
  */
-export async function startService(dataDir: string): Promise<{ service: ServerProcess; readyMs: number }> {
+export async function startService(
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ service: ServerProcess; readyMs: number }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -126,9 +133,13 @@ export async function startService(dataDir: string): Promise<{ service: ServerPr
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: BENCH_RATE_LIMIT_MAX,
   };
   delete env.DATABASE_URL;
   delete env.SEED_DEMO;
+  delete env.RATE_LIMIT_STORE;
+  delete env.REDIS_URL;
+  Object.assign(env, extraEnv);
   const started = performance.now();
   const child = spawn(process.execPath, [path.join(repoRoot, 'bin/seller-ops.js'), 'serve'], {
     env,

@@ -22,6 +22,7 @@ import { benchCatalog } from './catalog.ts';
 import { benchConditional } from './conditional.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
+import { benchLimits } from './limits.ts';
 import { benchReceipts } from './receipts.ts';
 import {
   liveServers,
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
       await benchCampaignExport(context, log),
       await benchConditional(context, log),
       await benchCampaigns(context, log),
+      await benchLimits(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);

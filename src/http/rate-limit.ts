@@ -84,7 +84,14 @@ export async function installRateLimit(app: FastifyInstance, runtime: Runtime): 
     redis = new Redis(config.redisUrl as string, { lazyConnect: true, maxRetriesPerRequest: 1 });
     // Connection errors surface as failed increments (logged per request); the client reconnects by itself.
     redis.on('error', () => undefined);
-    await redis.connect();
+    try {
+      await redis.connect();
+    } catch (error) {
+      redis.disconnect();
+      throw new Error(
+        `REDIS_URL cannot be reached: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
     const client = redis;
     app.addHook('onClose', async () => void (await client.quit()));
   }
