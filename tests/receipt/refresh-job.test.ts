@@ -24,11 +24,14 @@ const app = () => context.t.app;
 const completed = (receipt: Receipt) => receipt.status === 'COMPLETED';
 
 /** The refresh jobs of a receipt that are still to run (created, retry or active). */
-async function openJobs(receiptId: number): Promise<number> {
+async function openJobs(
+  receiptId: number,
+  states: readonly string[] = ['created', 'retry', 'active'],
+): Promise<number> {
   const result = await sql<{ count: number }>`
     select count(*)::int as count from pgboss.job
     where name = 'receipt-refresh' and (data->>'receiptId')::bigint = ${receiptId}
-      and state in ('created', 'retry', 'active')`.execute(context.t.runtime.database.db);
+      and state::text in (${sql.join(states)})`.execute(context.t.runtime.database.db);
   return result.rows[0]?.count ?? 0;
 }
 
@@ -70,7 +73,10 @@ describe.each(CASH_REGISTER_SERVICES)('refresh job with %s', (service) => {
         .select(['refresh_attempts', 'error_message'])
         .where('id', '=', created.id)
         .executeTakeFirstOrThrow();
-      expect(await openJobs(created.id)).toBeLessThanOrEqual(1);
+      // A run enqueues its successor in its own transaction, so for a moment the active run and the next one
+      // are both open: one job at a time means at most one waiting and at most one running.
+      expect(await openJobs(created.id, ['created', 'retry'])).toBeLessThanOrEqual(1);
+      expect(await openJobs(created.id, ['active'])).toBeLessThanOrEqual(1);
       return row.refresh_attempts >= 1 && row.error_message === 'the provider answered HTTP 503';
     });
     const done = await storedUntil(app(), account.readToken, created.id, completed);
