@@ -20,7 +20,6 @@ import { AppError } from '../../http/errors.ts';
 import type { ErrorCode } from '../../http/error-catalog.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { findPreparedIntegration } from '../accounts/credentials.ts';
-import { organizationRepository } from '../accounts/repository.ts';
 import { Market1Client, market1AccountOf, type Market1RetryPolicy } from '../../connectors/market1/client.ts';
 import type { Market1Connector } from '../../connectors/market1/connector.ts';
 
@@ -71,29 +70,29 @@ export class Market1Access {
       throw new AppError(request.unsupportedServiceCode ?? 'error_unsupported_service', {
         service: request.service,
       });
-    if (request.organizationId === undefined) throw new AppError('error_no_organization');
-    const organization = await organizationRepository.findOfClient(
-      this.db,
-      principal.clientId,
-      request.organizationId,
-    );
-    if (!organization)
+    const organizationId = request.organizationId;
+    if (organizationId === undefined) throw new AppError('error_no_organization');
+    // one round trip: the client's subscription and, when it is the client's, the organization
+    const found = await this.db
+      .selectFrom('client')
+      .leftJoin('organization', (join) =>
+        join.onRef('organization.client_id', '=', 'client.id').on('organization.id', '=', organizationId),
+      )
+      .select(['client.subscription_expires_at', 'organization.id', 'organization.name'])
+      .where('client.id', '=', principal.clientId)
+      .executeTakeFirstOrThrow();
+    if (found.id === null || found.name === null)
       throw new AppError(request.organizationMissingCode ?? 'error_organization_not_found', {
-        organizationId: request.organizationId,
+        organizationId,
       });
     if (request.analytics && principal.role === 'SUPPORT')
       throw new AppError('error_analytics_access_denied');
-    const client = await this.db
-      .selectFrom('client')
-      .select('subscription_expires_at')
-      .where('id', '=', principal.clientId)
-      .executeTakeFirstOrThrow();
-    if (client.subscription_expires_at && client.subscription_expires_at.getTime() < Date.now())
+    if (found.subscription_expires_at && found.subscription_expires_at.getTime() < Date.now())
       throw new AppError('error_subscription_expired');
     return {
       clientId: principal.clientId,
-      organizationId: organization.id,
-      organizationName: organization.name,
+      organizationId: found.id,
+      organizationName: found.name,
       service: MARKET1_SERVICE,
     };
   }
