@@ -58,7 +58,7 @@ export async function buildApp(
     genReqId: (request) => callerRequestId(request.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: config.bodyLimitBytes,
     // Ids in paths are checked by their schemas; the router's own limit only guards against abuse.
-    maxParamLength: 1_000,
+    routerOptions: { maxParamLength: 1_000 },
     // While closing, requests get 503 in the error model from the hook below instead of Fastify's own body.
     return503OnClosing: false,
     frameworkErrors: (error, _request, reply) => {
@@ -73,6 +73,8 @@ export async function buildApp(
         allErrors: false,
         // Infinity and NaN are not numbers (issue 6: `1e309` and `"Infinity"` never reach SQL).
         strictNumbers: true,
+        // a catalog ParamValue.value is `type: [string, number, boolean]` (src/modules/catalog/parameters.ts)
+        allowUnionTypes: true,
       },
       plugins: [finiteNumbersPlugin],
     },
