@@ -2,10 +2,12 @@
  * Shapes the OpenAPI document for generated clients (issue 6): every operation gets an `operationId`
  * (`<method><Path>`, e.g. `getInboundByOrderId`, unless the route names its own), int64 path ids are declared as
  * integers (they are validated as digit strings so they are never rounded, P4), operations that answer
- * `application/hal+json` (inbound, D5.11) declare that media type for their 200 answer, and every mutation of
- * `/api` declares the `Idempotency-Key` header with its 409 and 422 answers (D3.2, P120).
+ * `application/hal+json` (inbound, D5.11) declare that media type for their 200 answer, every mutation of
+ * `/api` declares the `Idempotency-Key` header with its 409 and 422 answers (D3.2, P120), and every counted
+ * operation its 429 answer with the rate-limit header fields (P125–P127).
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { isExempt } from './rate-limit.ts';
 import { INT64_PATTERN } from './schemas.ts';
 
 type Schema = Record<string, unknown>;
@@ -112,6 +114,25 @@ function withConditionalHeaders(schema: Schema, kind: unknown): Schema {
   };
 }
 
+/** The 429 answer of a counted operation (P125–P127); every counted answer also carries the two `RateLimit` fields. */
+const RATE_LIMITED = {
+  $ref: 'ErrorResponse',
+  description:
+    'Rate limited (`error_rate_limited`): the token spent its quota of the window. Every counted answer carries ' +
+    '`RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10).',
+  headers: {
+    'Retry-After': { type: 'integer', minimum: 0, description: 'Seconds until the window ends' },
+    'RateLimit-Policy': {
+      type: 'string',
+      description: 'The quota and its window in seconds, e.g. `"default";q=6000;w=60`',
+    },
+    RateLimit: {
+      type: 'string',
+      description: 'Requests remaining and seconds until the window ends, e.g. `"default";r=0;t=42`',
+    },
+  },
+};
+
 /** The per-route transform of `@fastify/swagger`. */
 export const transformRoute: NonNullable<FastifyDynamicSwaggerOptions['transform']> = ({
   schema,
@@ -128,6 +149,7 @@ export const transformRoute: NonNullable<FastifyDynamicSwaggerOptions['transform
     withConditionalHeaders(next, (route.config as { conditional?: unknown } | undefined)?.conditional),
   );
   if (next.params) next.params = typedPathIds(next.params);
+  if (!isExempt(url)) next.response = { ...(next.response as Schema), 429: RATE_LIMITED };
   const response = next.response as Record<string, Schema> | undefined;
   const success = response?.['200'];
   if (isHal(url) && success && success.type !== 'null') {

@@ -142,6 +142,27 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  it('declares the 429 answer with its rate-limit header fields on every operation', async () => {
+    const document = (await t.app.inject('/openapi.json')).json<OpenApiDocument>();
+    const all = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ label: `${method} ${path}`, operation })),
+    );
+    expect(all.length).toBeGreaterThan(50);
+    for (const { label, operation } of all) {
+      const answer = operation.responses['429'] as
+        | { headers?: Record<string, unknown>; content?: Record<string, { schema?: { $ref?: string } }> }
+        | undefined;
+      expect(Object.keys(answer?.headers ?? {}).sort(), label).toEqual([
+        'RateLimit',
+        'RateLimit-Policy',
+        'Retry-After',
+      ]);
+      expect(answer?.content?.['application/json']?.schema?.$ref, label).toBe(
+        '#/components/schemas/ErrorResponse',
+      );
+    }
+  });
+
   it('hides the operator API and the service endpoints', async () => {
     const document = (await t.app.inject('/openapi.json')).json<OpenApiDocument>();
     // Only the dictionary lookups live outside /api (spec §4.7, D11.3).
