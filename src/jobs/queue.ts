@@ -34,8 +34,15 @@ export function transactionalDb(trx: Transaction<DB>): PgBoss.Db {
  * @throws when the database cannot be reached or the schema cannot be created
  */
 export async function startJobQueue(pool: pg.Pool, options: JobQueueOptions): Promise<PgBoss> {
+  // Once pg-boss has stopped, its SQL is a no-op, as with pg-boss's own pool once closed: a worker whose fetch was
+  // in flight during `stop` still runs its job and then completes it without awaiting, after the owner may have
+  // ended `pool` (an unhandled "Cannot use a pool after calling end"). That job stays active and is retried after
+  // expiry (at-least-once).
+  let stopped = false;
+  const executeSql = (text: string, values?: unknown[]) =>
+    stopped ? Promise.resolve(undefined as unknown as pg.QueryResult) : pool.query(text, values);
   const boss = new PgBoss({
-    db: { executeSql: (text, values) => pool.query(text, values) },
+    db: { executeSql },
     schedule: true,
     supervise: true,
     maintenanceIntervalSeconds: options.maintenanceIntervalSeconds,
@@ -45,6 +52,9 @@ export async function startJobQueue(pool: pg.Pool, options: JobQueueOptions): Pr
   });
   // Errors of background maintenance are retried at its next run; they must not crash the process.
   boss.on('error', () => undefined);
+  boss.on('stopped', () => {
+    stopped = true;
+  });
   await boss.start();
   return boss;
 }
