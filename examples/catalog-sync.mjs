@@ -15,13 +15,10 @@
  *
  * Run:  node examples/catalog-sync.mjs      (exit status 0 when every step succeeded)
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { connect } from './lib/client.mjs';
 
-const baseUrl = (process.env.SELLER_OPS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const { baseUrl, organizationId, api, findOrCreate, fail } = await connect('catalog-sync');
 const MARKET_CATEGORY = 105; // T-shirts in the sample dictionary
-await waitUntilReady();
-const { token, organizationId } = await loadCredentials();
 
 console.log(`Catalog sync at ${baseUrl}`);
 
@@ -141,71 +138,3 @@ for (const view of check.views) {
   );
 }
 if (!ok) fail('the saved card differs from what was sent');
-
-/** Finds a brand or category by exact name (case-insensitive), or creates it. */
-async function findOrCreate(kind, body) {
-  const found = await api('GET', `/api/${kind}/find?query=${encodeURIComponent(body.name)}&limit=500`);
-  return (
-    found.rows.find((row) => row.name.toLowerCase() === body.name.toLowerCase()) ??
-    api('POST', `/api/${kind}`, body)
-  );
-}
-
-/** Waits up to 60 s for `GET /ready`. */
-async function waitUntilReady() {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${baseUrl}/ready`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  fail(`the service at ${baseUrl} did not become ready within 60 s`);
-}
-
-/** Calls the API; returns the parsed JSON body (undefined for an empty one); exits on any error. */
-async function api(method, pathAndQuery, body) {
-  let response;
-  try {
-    response = await fetch(baseUrl + pathAndQuery, {
-      method,
-      headers: {
-        authorization: token,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (error) {
-    fail(`${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.message})`);
-  }
-  const text = await response.text();
-  const parsed = text === '' ? undefined : JSON.parse(text);
-  if (!response.ok)
-    fail(
-      `${method} ${pathAndQuery} → ${response.status} ${parsed?.error ?? ''}: ${parsed?.localMessage ?? text} ${JSON.stringify(parsed?.params ?? {})}`,
-    );
-  return parsed;
-}
-
-/** Token and organization from the environment, else from a local service's demo credentials. */
-async function loadCredentials() {
-  if (process.env.SELLER_OPS_TOKEN) {
-    const id = Number(process.env.SELLER_OPS_ORGANIZATION_ID);
-    if (!Number.isSafeInteger(id) || id <= 0) fail('set SELLER_OPS_ORGANIZATION_ID with SELLER_OPS_TOKEN');
-    return { token: process.env.SELLER_OPS_TOKEN, organizationId: id };
-  }
-  const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
-  try {
-    const demo = JSON.parse(await readFile(file, 'utf8'));
-    return { token: demo.writeToken, organizationId: demo.organizationId };
-  } catch {
-    fail(`set SELLER_OPS_TOKEN and SELLER_OPS_ORGANIZATION_ID (no demo credentials at ${file})`);
-  }
-}
-
-function fail(message) {
-  console.error(`catalog-sync failed: ${message}`);
-  process.exit(1);
-}

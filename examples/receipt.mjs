@@ -14,15 +14,12 @@
  *
  * Run:  node examples/receipt.mjs      (exit status 0 when the receipt was completed)
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { connect } from './lib/client.mjs';
 
-const baseUrl = (process.env.SELLER_OPS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const { baseUrl, token, organizationId, api, findOrCreate, fail } = await connect('receipt');
 const ARTICLE = 'RCPT-MUG';
 const money = (value) =>
   value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-await waitUntilReady();
-const { token, organizationId } = await loadCredentials();
 
 console.log(`Fiscal receipt at ${baseUrl}`);
 
@@ -33,8 +30,8 @@ const model = existing
   : await api('POST', '/api/model', {
       article: ARTICLE,
       title: 'Ceramic mug',
-      brandId: (await findOrCreate('brand', 'Northwind Kitchen')).id,
-      categoryId: (await findOrCreate('category', 'Mugs')).id,
+      brandId: (await findOrCreate('brand', { name: 'Northwind Kitchen' })).id,
+      categoryId: (await findOrCreate('category', { name: 'Mugs' })).id,
       organizationId,
       views: [
         {
@@ -99,71 +96,3 @@ for (const [label, value] of [
   ['check it at', receipt.fnsUrl],
 ])
   console.log(`   ${label.padEnd(32)} ${value}`);
-
-/** Finds a brand or category by exact name (case-insensitive), or creates it. */
-async function findOrCreate(kind, name) {
-  const found = await api('GET', `/api/${kind}/find?query=${encodeURIComponent(name)}&limit=500`);
-  return (
-    found.rows.find((row) => row.name.toLowerCase() === name.toLowerCase()) ??
-    api('POST', `/api/${kind}`, { name })
-  );
-}
-
-/** Waits up to 60 s for `GET /ready`. */
-async function waitUntilReady() {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${baseUrl}/ready`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  fail(`the service at ${baseUrl} did not become ready within 60 s`);
-}
-
-/** Calls the API; returns the parsed JSON body; exits on any error. */
-async function api(method, pathAndQuery, body) {
-  let response;
-  try {
-    response = await fetch(baseUrl + pathAndQuery, {
-      method,
-      headers: {
-        authorization: token,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (error) {
-    fail(`${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.message})`);
-  }
-  const text = await response.text();
-  const parsed = text === '' ? undefined : JSON.parse(text);
-  if (!response.ok)
-    fail(
-      `${method} ${pathAndQuery} → ${response.status} ${parsed?.error ?? ''}: ${parsed?.localMessage ?? text} ${JSON.stringify(parsed?.params ?? {})}`,
-    );
-  return parsed;
-}
-
-/** Token and organization from the environment, else from a local service's demo credentials. */
-async function loadCredentials() {
-  if (process.env.SELLER_OPS_TOKEN) {
-    const id = Number(process.env.SELLER_OPS_ORGANIZATION_ID);
-    if (!Number.isSafeInteger(id) || id <= 0) fail('set SELLER_OPS_ORGANIZATION_ID with SELLER_OPS_TOKEN');
-    return { token: process.env.SELLER_OPS_TOKEN, organizationId: id };
-  }
-  const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
-  try {
-    const demo = JSON.parse(await readFile(file, 'utf8'));
-    return { token: demo.writeToken, organizationId: demo.organizationId };
-  } catch {
-    fail(`set SELLER_OPS_TOKEN and SELLER_OPS_ORGANIZATION_ID (no demo credentials at ${file})`);
-  }
-}
-
-function fail(message) {
-  console.error(`receipt failed: ${message}`);
-  process.exit(1);
-}

@@ -25,11 +25,9 @@
  * Exit status 0 when every step succeeded; otherwise the failing request and the service's error are printed.
  */
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { connect } from './lib/client.mjs';
 
-const baseUrl = (process.env.SELLER_OPS_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-await waitUntilReady();
-const { token, organizationId } = await loadCredentials();
+const { baseUrl, organizationId, api, findOrCreate, fail } = await connect('receiving-day');
 const warehouseId = Number(process.env.SELLER_OPS_WAREHOUSE_ID ?? 1);
 
 /** Index (0-based) of the CSV line that is short-packed, and by how many pieces. */
@@ -43,8 +41,8 @@ heading(`Receiving day at ${baseUrl}`);
 
 // 0. Positions reference catalog products: find each CSV line's product by barcode, or create its card.
 let created = 0;
-const brand = await findOrCreate('brand', 'Receiving day supplier');
-const category = await findOrCreate('category', 'Receiving day goods');
+const brand = await findOrCreate('brand', { name: 'Receiving day supplier' });
+const category = await findOrCreate('category', { name: 'Receiving day goods' });
 for (const line of lines) {
   const [found] = (await api('GET', `/api/product/find?barcode=${line.barcode}&limit=1`)).rows;
   if (found) {
@@ -179,81 +177,6 @@ table(
 );
 console.log(`\nDone: document #${orderId} received, fixed, finished and its stock removed.`);
 
-/** Finds a brand or category by exact name, or creates it. */
-async function findOrCreate(kind, name) {
-  const found = await api('GET', `/api/${kind}/find?query=${encodeURIComponent(name)}&limit=500`);
-  return found.rows.find((row) => row.name === name) ?? api('POST', `/api/${kind}`, { name });
-}
-
-/**
- * Waits up to 60 s for `GET /ready` to answer 200, so `npm start & node examples/receiving-day.mjs` works on a
- * fresh machine (the first start initialises the embedded database and writes the demo credentials).
- */
-async function waitUntilReady() {
-  const deadline = Date.now() + 60_000;
-  let told = false;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${baseUrl}/ready`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (!told) console.log(`Waiting for the service at ${baseUrl} …`);
-    told = true;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  fail(`the service at ${baseUrl} did not become ready within 60 s`);
-}
-
-/** Calls the API; returns the parsed JSON body (undefined for an empty one); exits on any error. */
-async function api(method, pathAndQuery, body) {
-  let response;
-  try {
-    response = await fetch(baseUrl + pathAndQuery, {
-      method,
-      headers: {
-        authorization: token,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (error) {
-    fail(
-      `${method} ${pathAndQuery}: cannot reach the service (${error.cause?.code ?? error.cause?.message ?? error.message})`,
-    );
-  }
-  const text = await response.text();
-  const parsed = text === '' ? undefined : JSON.parse(text);
-  if (!response.ok) {
-    const detail = parsed?.error
-      ? `${parsed.error}: ${parsed.localMessage} ${JSON.stringify(parsed.params ?? {})}`
-      : text.slice(0, 300);
-    fail(`${method} ${pathAndQuery} → ${response.status} ${detail}`);
-  }
-  return parsed;
-}
-
-/** Token and organization from the environment, else from a local service's demo credentials. */
-async function loadCredentials() {
-  const fromEnv = {
-    token: process.env.SELLER_OPS_TOKEN,
-    organizationId: Number(process.env.SELLER_OPS_ORGANIZATION_ID),
-  };
-  if (fromEnv.token) {
-    if (!Number.isSafeInteger(fromEnv.organizationId) || fromEnv.organizationId <= 0)
-      fail('SELLER_OPS_ORGANIZATION_ID must be set to an organization id with SELLER_OPS_TOKEN');
-    return fromEnv;
-  }
-  const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
-  try {
-    const demo = JSON.parse(await readFile(file, 'utf8'));
-    console.log(`(SELLER_OPS_TOKEN not set: using the demo account from ${file})`);
-    return { token: demo.writeToken, organizationId: demo.organizationId };
-  } catch {
-    fail(`set SELLER_OPS_TOKEN and SELLER_OPS_ORGANIZATION_ID (no demo credentials at ${file})`);
-  }
-}
-
 /** Parses the CSV of this folder: a header line, comma-separated, double-quoted fields may hold commas. */
 function parseCsv(text) {
   const [header, ...rows] = text.trim().split(/\r?\n/).map(splitCsvLine);
@@ -300,9 +223,4 @@ function table(columns, rows) {
         .join('  ')
         .trimEnd(),
     );
-}
-
-function fail(message) {
-  console.error(`receiving-day: ${message}`);
-  process.exit(1);
 }

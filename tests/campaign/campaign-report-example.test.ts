@@ -4,41 +4,17 @@
  * the sandbox the service serves), it imports the campaigns, prints the top five by expenses with CTR and DRR,
  * exports the statistics with progress and saves a workbook that exceljs reads back.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  spawnService,
-  stopService,
-  waitUntilReady,
-  type ServiceProcess,
-} from '../helpers/service-process.ts';
+import { describe, expect, it } from 'vitest';
+import { runExample, useFreshService } from '../helpers/service-process.ts';
 
-const run = promisify(execFile);
-const example = path.resolve(import.meta.dirname, '../../examples/campaign-report.mjs');
-let dataDir: string;
-let service: ServiceProcess | undefined;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-campaign-example-'));
-  service = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: '', SEED_DEMO: 'true' });
-  await waitUntilReady(service);
-});
-afterAll(async () => {
-  if (service) await stopService(service);
-  await rm(dataDir, { recursive: true, force: true });
-});
+const service = useFreshService('campaign-example');
 
 describe('examples/campaign-report.mjs on a fresh service', () => {
   it('imports, prints the top five by expenses and saves the export', async () => {
-    const reportFile = path.join(dataDir, 'report.xlsx');
-    const { stdout } = await run(process.execPath, [example], {
-      env: { ...process.env, SELLER_OPS_URL: service?.url ?? '', DATA_DIR: dataDir, REPORT_FILE: reportFile },
-    });
+    const reportFile = path.join(service.dataDir, 'report.xlsx');
+    const stdout = await runExample('campaign-report.mjs', service, { REPORT_FILE: reportFile });
     const imported = Number(/1\. imported (\d+) campaigns/.exec(stdout)?.[1]);
     expect(imported).toBeGreaterThan(100);
     const top = stdout

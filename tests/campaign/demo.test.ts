@@ -4,39 +4,17 @@
  * Market1 integration, so the balance and the subjects answer
  * (an import then runs at the sandbox's published rate limits: minutes, P102).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  spawnService,
-  stopService,
-  waitUntilReady,
-  type ServiceProcess,
-} from '../helpers/service-process.ts';
+import { describe, expect, it } from 'vitest';
+import { useFreshService } from '../helpers/service-process.ts';
 
-let dataDir: string;
-let service: ServiceProcess | undefined;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-campaign-demo-'));
-  service = await spawnService({
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    SEED_DEMO: 'true',
-    MARKET1_API_URL: '',
-  });
-  await waitUntilReady(service);
-});
-afterAll(async () => {
-  if (service) await stopService(service);
-  await rm(dataDir, { recursive: true, force: true });
-});
+const service = useFreshService('campaign-demo', { MARKET1_API_URL: '' });
 
 describe('the demo organization on a fresh service', () => {
   it('reaches the Market1 sandbox: balance and subjects', async () => {
-    const url = service?.url ?? '';
-    const demo = JSON.parse(await readFile(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
+    const url = service.url;
+    const demo = JSON.parse(await readFile(path.join(service.dataDir, 'demo-credentials.json'), 'utf8')) as {
       organizationId: number;
       readToken: string;
     };

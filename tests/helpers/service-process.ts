@@ -1,14 +1,21 @@
 /**
  * Runs the real service as a child process (`bin/seller-ops.js serve`) for tests that need a process boundary:
- * crash recovery, graceful shutdown, several processes on one database. Only loopback is used.
+ * crash recovery, graceful shutdown, several processes on one database, a fresh machine's first start and the
+ * examples run against it. Only loopback is used.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import { TEST_SECRET_KEY } from './test-app.ts';
 
 const binPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/seller-ops.js');
+const examplesPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
+const execFileAsync = promisify(execFile);
 
 /** A service child process. */
 export interface ServiceProcess {
@@ -83,4 +90,55 @@ export async function waitUntilReady(service: ServiceProcess, timeoutMs = 60_000
 export async function stopService(service: ServiceProcess): Promise<number | string> {
   if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
   return service.exited;
+}
+
+/** A service as `npm start` runs it on a fresh machine: embedded PostgreSQL in a new DATA_DIR, the demo account. */
+export interface FreshService {
+  /** The service's address (set once `beforeAll` ran). */
+  readonly url: string;
+  /** Its DATA_DIR, holding `demo-credentials.json`. */
+  readonly dataDir: string;
+}
+
+/**
+ * Starts a fresh demo service before this file's tests and stops it (and removes its DATA_DIR) after them.
+ * @param name part of the temporary directory's name
+ * @param env settings added to the defaults (e.g. `MARKET1_API_URL: ''`)
+ */
+export function useFreshService(name: string, env: Record<string, string> = {}): FreshService {
+  let dataDir = '';
+  let service: ServiceProcess | undefined;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), `seller-ops-${name}-`));
+    service = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: '', SEED_DEMO: 'true', ...env });
+    await waitUntilReady(service);
+  });
+  afterAll(async () => {
+    if (service) await stopService(service);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get url() {
+      return service?.url ?? '';
+    },
+    get dataDir() {
+      return dataDir;
+    },
+  };
+}
+
+/**
+ * Runs `examples/<file>` against `service` with its demo credentials (DATA_DIR) and `env`.
+ * @returns the example's standard output
+ * @throws when the example exits with a status other than 0 (its output in the error)
+ */
+export async function runExample(
+  file: string,
+  service: FreshService,
+  env: Record<string, string> = {},
+): Promise<string> {
+  const { stdout } = await execFileAsync(process.execPath, [path.join(examplesPath, file)], {
+    env: { ...process.env, SELLER_OPS_URL: service.url, DATA_DIR: service.dataDir, ...env },
+  });
+  return stdout;
 }

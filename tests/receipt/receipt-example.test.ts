@@ -4,41 +4,15 @@
  * organization configured with it), it creates a receiving document and its INCOME receipt, refreshes it to
  * COMPLETED and prints the fiscal data; a second run reuses the catalog products found by their article.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  spawnService,
-  stopService,
-  waitUntilReady,
-  type ServiceProcess,
-} from '../helpers/service-process.ts';
+import { describe, expect, it } from 'vitest';
+import { runExample, useFreshService } from '../helpers/service-process.ts';
 
-const run = promisify(execFile);
-const example = path.resolve(import.meta.dirname, '../../examples/receipt.mjs');
-let dataDir: string;
-let service: ServiceProcess | undefined;
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-receipt-example-'));
-  service = await spawnService({ DATA_DIR: dataDir, DATABASE_URL: '', SEED_DEMO: 'true' });
-  await waitUntilReady(service);
-});
-afterAll(async () => {
-  if (service) await stopService(service);
-  await rm(dataDir, { recursive: true, force: true });
-});
+const service = useFreshService('receipt-example');
 
 describe('examples/receipt.mjs on a fresh service', () => {
   it('creates a document and its receipt, completes it and prints its fiscal data, twice', async () => {
-    const url = service?.url ?? '';
     for (const attempt of [1, 2]) {
-      const { stdout } = await run(process.execPath, [example], {
-        env: { ...process.env, SELLER_OPS_URL: url, DATA_DIR: dataDir },
-      });
+      const stdout = await runExample('receipt.mjs', service);
       expect(stdout).toContain('20 pcs for 5,554.80');
       expect(stdout).toMatch(/3\. receipt #\d+ INCOME for 5,554\.80: PENDING at CASH_REGISTER_A/);
       expect(stdout).toMatch(/4\. COMPLETED after \d+ refresh/);
