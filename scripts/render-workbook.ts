@@ -19,6 +19,8 @@ import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/app.ts';
 import { openRuntime, type Runtime } from '../src/runtime.ts';
 import { createGroups, startGroupWorkers } from '../src/modules/index.ts';
+import { MARKET1_SERVICE } from '../src/modules/campaign/market1-access.ts';
+import { campaignRepository, statisticRepository } from '../src/modules/campaign/repository.ts';
 import { createAccount } from '../tests/helpers/factories.ts';
 import { openThrowawayDatabase, type ThrowawayDatabase } from './throwaway-database.ts';
 
@@ -42,7 +44,7 @@ function ensureCommand(command: string, packageName: string): void {
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
-/** Stores a week of sandbox statistics of `CAMPAIGNS` campaigns for the account's organization. */
+/** Stores a week of sandbox statistics of `CAMPAIGNS` campaigns for the account's organization, as the import does. */
 async function storeSandboxStatistics(
   runtime: Runtime,
   sandbox: SandboxServer,
@@ -62,56 +64,11 @@ async function storeSandboxStatistics(
       dateTo: to,
     });
     await runtime.database.db.transaction().execute(async (trx) => {
-      for (const campaign of campaigns) {
-        const { id } = await trx
-          .insertInto('campaign')
-          .values({
-            client_id: owner.clientId,
-            organization_id: owner.organizationId,
-            service: 'SERVICE_01',
-            external_id: campaign.externalId,
-            name: campaign.name,
-            type: campaign.type,
-            type_code: campaign.typeCode,
-            status: campaign.status,
-            status_code: campaign.statusCode,
-            payment_type: campaign.paymentType,
-            write_off_type: campaign.writeOffType,
-            daily_budget: campaign.dailyBudget,
-            external_product_ids: campaign.externalProductIds,
-            category_id: campaign.subject?.id ?? null,
-            category_name: campaign.subject?.name ?? null,
-            create_date: new Date(campaign.createDate),
-            start_date: campaign.startDate ? new Date(campaign.startDate) : null,
-            end_date: campaign.endDate ? new Date(campaign.endDate) : null,
-            change_date: new Date(campaign.changeDate),
-            date_stat_import: new Date(),
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        const rows = statistics.filter((row) => row.campaignExternalId === campaign.externalId);
-        if (rows.length > 0)
-          await trx
-            .insertInto('campaign_statistic_day')
-            .values(
-              rows.map((row) => ({
-                campaign_id: id,
-                date: row.date,
-                external_product_id: row.externalProductId,
-                client_id: owner.clientId,
-                organization_id: owner.organizationId,
-                product_name: row.productName,
-                views: row.views,
-                clicks: row.clicks,
-                expenses: row.expenses.toFixed(2),
-                quantity_add_cart: row.addToCart,
-                quantity_orders: row.orders,
-                quantity_product_orders: row.orderedItems,
-                orders_amount: row.ordersAmount.toFixed(2),
-              })),
-            )
-            .execute();
-      }
+      const stored = await campaignRepository.upsert(trx, { ...owner, service: MARKET1_SERVICE }, campaigns);
+      const ids = stored.map((row) => row.id);
+      const campaignIdOf = new Map(stored.map((row) => [row.external_id, row.id]));
+      await statisticRepository.replaceRange(trx, { ...owner, campaignIdOf }, ids, from, to, statistics);
+      await campaignRepository.markStatisticsImported(trx, owner.clientId, ids, new Date());
     });
     log(`stored ${campaigns.length} campaigns, ${statistics.length} statistics rows, ${from}..${to}`);
     return { from, to };
