@@ -459,6 +459,15 @@ export async function callApi<T>(
   return (text === '' ? undefined : JSON.parse(text)) as T;
 }
 
+/** A target met when no request got an unexpected answer; `failures` counts the others. */
+export function noFailures(target: string, failures: number): TargetCheck {
+  return {
+    target,
+    measured: failures === 0 ? 'all' : `${formatNumber(failures)} other answers`,
+    met: failures === 0,
+  };
+}
+
 /** A "less than" target: met when `value < limit`; otherwise says how far over it is. */
 export function check(
   target: string,
