@@ -17,6 +17,7 @@ import { loadDictionary, sampleDictionary } from '../../src/modules/catalog/dict
 import { SANDBOX_PASSWORD } from '../../src/connectors/cash-register/sandbox-kit.ts';
 import { EVENT_TYPES } from '../../src/events/outbox.ts';
 import { createAccount } from '../../tests/helpers/factories.ts';
+import { replaceBody, type ProductModel } from '../../tests/helpers/catalog.ts';
 
 /** Sends one request with the WRITE token; resolves with the status and the parsed JSON body. */
 export type FixtureSend = (
@@ -35,18 +36,6 @@ export interface FuzzAccount {
    * dictionary's marketplace category and parameters.
    */
   seededIds: Record<string, number[]>;
-}
-
-/** The parts of a model card the fixture reads back. */
-interface FixtureModel {
-  id: number;
-  article: string;
-  versionId: number;
-  views: Array<{
-    id: number;
-    color: string | null;
-    sizes: Array<{ id: number; name: string; size: string; barcode: string | null }>;
-  }>;
 }
 
 /** The marketplace category of the sample dictionary the fixture's category maps to (T-shirts). */
@@ -110,25 +99,9 @@ export async function createFuzzAccount(
         barcode: `460000000${view}${index}01`,
       })),
     })),
-  })) as unknown as FixtureModel;
+  })) as unknown as ProductModel;
   const productIds = model.views.flatMap((view) => view.sizes.map((size) => size.id));
-  await create('PUT', `/api/model/${model.id}`, {
-    article: model.article,
-    title: 'Fuzz T-shirt, replaced',
-    brandId: brand.id,
-    categoryId: category.id,
-    versionId: model.versionId,
-    views: model.views.map((view) => ({
-      id: view.id,
-      color: view.color,
-      sizes: view.sizes.map((size) => ({
-        id: size.id,
-        name: size.name,
-        size: size.size,
-        barcode: size.barcode,
-      })),
-    })),
-  });
+  await create('PUT', `/api/model/${model.id}`, replaceBody(model, { title: 'Fuzz T-shirt, replaced' }));
   const order = (await create('POST', '/api/inbound/', {
     organizationId,
     type: 'INCOME',

@@ -53,6 +53,31 @@ export function modelBody(
   };
 }
 
+/**
+ * The PUT body that keeps `model` as it is (its views and sizes by id, at its `versionId`); `changes` replace
+ * top-level fields (e.g. `title`).
+ */
+export function replaceBody(model: ProductModel, changes: Record<string, unknown> = {}) {
+  return {
+    article: model.article,
+    title: model.title,
+    brandId: model.brandId,
+    categoryId: model.categoryId,
+    versionId: model.versionId,
+    views: model.views.map((view) => ({
+      id: view.id,
+      color: view.color,
+      sizes: view.sizes.map((size) => ({
+        id: size.id,
+        name: size.name,
+        size: size.size,
+        barcode: size.barcode,
+      })),
+    })),
+    ...changes,
+  };
+}
+
 /** Creates a model card (expects success) and returns it. */
 export async function createModel(
   app: FastifyInstance,
