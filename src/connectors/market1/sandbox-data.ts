@@ -399,15 +399,19 @@ export function generateAccount(seed: string, now = Date.now()): SandboxAccount 
     if (status === 8) endTime = createTime + between(random, 1, 72) * 3_600_000;
     const paymentType = type === 9 && random() < 0.15 ? 'cpo' : 'cpm';
     const lastChange = periods.at(-1)?.[1] ?? (showing ? startDay : createTime);
+    // drawn in this order, so the same seed keeps giving the same campaigns
+    const changeTime = Math.max(createTime, lastChange) + between(random, 0, 3_600_000);
+    const startTime = showing ? Math.max(createTime, startDay + between(random, 0, DAY_MS - 1)) : null;
     campaigns.set(advertId, {
       advertId,
       name: `${findSubject(subjectId)!.name} — ${PLACEMENT[type] ?? 'campaign'} ${index + 1}`,
       type,
       status,
       createTime,
-      changeTime: Math.max(createTime, lastChange) + between(random, 0, 3_600_000),
-      startTime: showing ? Math.max(createTime, startDay + between(random, 0, DAY_MS - 1)) : null,
-      endTime,
+      changeTime,
+      startTime,
+      // a campaign that ended on the day it started ends after its start
+      endTime: endTime !== null && startTime !== null ? Math.max(endTime, startTime) : endTime,
       dailyBudget: type >= 4 && type <= 7 ? between(random, 5, 50) * 100 : 0,
       paymentType,
       bid: paymentType === 'cpo' ? between(random, 40, 400) : between(random, 150, 900),
