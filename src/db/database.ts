@@ -3,10 +3,11 @@
  *
  * int64 (`bigint`) values are returned as JS numbers while they fit in 2^53 and as `bigint` beyond, so an id
  * is never silently rounded (in `bigint[]` too); `numeric` stays an exact decimal string and `date` its
- * `YYYY-MM-DD` text.
+ * `YYYY-MM-DD` text. Connections prepare the parameterized statements they repeat (`prepared-statements.ts`).
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { PreparingClient } from './prepared-statements.ts';
 import type { DB } from './schema.ts';
 
 const INT8_OID = 20;
@@ -44,7 +45,12 @@ export interface Database {
  * @param poolSize maximum number of connections
  */
 export function createDatabase(connectionString: string, poolSize = 10): Database {
-  const pool = new pg.Pool({ connectionString, max: poolSize, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    idleTimeoutMillis: 30_000,
+    Client: PreparingClient,
+  });
   // An idle client that loses its server (restart, network) emits here; the pool replaces it.
   pool.on('error', () => undefined);
   // A checked-out client between queries (a transaction waiting for its request's answer, P121) that loses its
