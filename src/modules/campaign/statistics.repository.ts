@@ -127,15 +127,36 @@ function selectedCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter, pageO
   return query;
 }
 
-/** The running totals' columns as `name`, or `0` when there is no such row. */
-const totalColumns = (alias: string) =>
-  sql.join(
-    SIDES.flatMap((side) =>
-      COUNTED.map(
-        (metric) => sql`${sql.ref(`${alias}.${side}_${metric}`)} as ${sql.ref(`${side}_${metric}`)}`,
-      ),
+/**
+ * The constant column lists of the statements below, built once as SQL text: they only name columns (the
+ * metrics of `STATISTIC_METRICS`, plain snake_case identifiers), and compiling them node by node on every
+ * request was a tenth of a statistics page's time in Node (docs/performance.md).
+ */
+const columnList = (columns: readonly string[]) => sql.raw(columns.join(', '));
+const sideColumns = SIDES.flatMap((side) => COUNTED.map((metric) => `${side}_${metric}`));
+
+/** The running totals' columns of the lookup aliased `total`. */
+const TOTAL_COLUMNS = columnList(sideColumns.map((column) => `total.${column}`));
+
+/** Per side and metric, the upper running total minus the lower one (or the upper alone for an open start). */
+const DIFFERENCES = {
+  openStart: columnList(sideColumns.map((column) => `coalesce(upper_total.${column}, 0) as ${column}`)),
+  closed: columnList(
+    sideColumns.map(
+      (column) => `coalesce(upper_total.${column}, 0) - coalesce(lower_total.${column}, 0) as ${column}`,
     ),
-  );
+  ),
+};
+
+/** The sums of one product's daily rows aliased `day` (all allocated), and zeros for the unallocated side. */
+const PRODUCT_SUMS = columnList(
+  COUNTED.map((metric) =>
+    metric === 'rows'
+      ? 'count(*) as allocated_rows'
+      : `coalesce(sum(day.${metric}), 0) as allocated_${metric}`,
+  ),
+);
+const NO_UNALLOCATED = columnList(COUNTED.map((metric) => `0 as unallocated_${metric}`));
 
 /**
  * `sums(campaign_id, allocated_*, unallocated_*)`: per selected campaign, its statistics over the day range.
@@ -145,43 +166,24 @@ function sumsRelation(db: Kysely<DB>, filter: ResolvedCampaignFilter, pageOf = f
   const selected = selectedCampaigns(db, filter, pageOf);
   const { from, to } = filter.days;
   if (filter.productExternalId !== undefined) {
-    const sums = sql.join(
-      COUNTED.map((metric) =>
-        metric === 'rows'
-          ? sql`count(*) as allocated_rows`
-          : sql`coalesce(sum(day.${sql.ref(metric)}), 0) as ${sql.ref(`allocated_${metric}`)}`,
-      ),
-    );
-    const none = sql.join(COUNTED.map((metric) => sql`0 as ${sql.ref(`unallocated_${metric}`)}`));
     return sql`
-      select selected.id as campaign_id, product.*, ${none}
+      select selected.id as campaign_id, product.*, ${NO_UNALLOCATED}
       from (${selected}) as selected
       cross join lateral (
-        select ${sums} from campaign_statistic_day as day
+        select ${PRODUCT_SUMS} from campaign_statistic_day as day
         where day.campaign_id = selected.id and day.external_product_id = ${filter.productExternalId}::bigint
           and ${dayRange(filter)}
       ) as product`;
   }
-  const differences = sql.join(
-    SIDES.flatMap((side) =>
-      COUNTED.map((metric) => {
-        const column = `${side}_${metric}`;
-        const upper = sql`coalesce(${sql.ref(`upper_total.${column}`)}, 0)`;
-        return from === undefined
-          ? sql`${upper} as ${sql.ref(column)}`
-          : sql`${upper} - coalesce(${sql.ref(`lower_total.${column}`)}, 0) as ${sql.ref(column)}`;
-      }),
-    ),
-  );
   const lookup = (alias: string, condition: RawBuilder<unknown>) => sql`
       left join lateral (
-        select ${totalColumns('total')} from campaign_statistic_total as total
+        select ${TOTAL_COLUMNS} from campaign_statistic_total as total
         where total.campaign_id = selected.id and ${condition}
         order by total.date desc
         limit 1
       ) as ${sql.id(alias)} on true`;
   return sql`
-    select selected.id as campaign_id, ${differences}
+    select selected.id as campaign_id, ${from === undefined ? DIFFERENCES.openStart : DIFFERENCES.closed}
     from (${selected}) as selected
     ${lookup('upper_total', to === undefined ? sql`true` : sql`total.date <= ${to}::date`)}
     ${from === undefined ? sql`` : lookup('lower_total', sql`total.date < ${from}::date`)}`;
@@ -195,18 +197,20 @@ const derivedValues = sql`
   case when orders_amount = 0 then 0 else round(expenses * 100 / orders_amount, 2) end as drr,
   case when quantity_orders = 0 then 0 else round(expenses / quantity_orders, 2) end as cps`;
 
-/** The summed metrics of `side` (or of both sides) under their plain names. */
+/** The summed metrics of `sides` of the relation `sums` under their plain names (`rows` as `statistic_rows`). */
 function metricsOf(sides: readonly Side[]): RawBuilder<unknown> {
-  return sql.join(
+  return columnList(
     COUNTED.map((metric) => {
-      const sum = sql.join(
-        sides.map((side) => sql.ref(`sums.${side}_${metric}`)),
-        sql` + `,
-      );
-      return sql`${sum} as ${sql.ref(metric === 'rows' ? 'statistic_rows' : metric)}`;
+      const sum = sides.map((side) => `sums.${side}_${metric}`).join(' + ');
+      return `${sum} as ${metric === 'rows' ? 'statistic_rows' : metric}`;
     }),
   );
 }
+const METRICS = {
+  allocated: metricsOf(['allocated']),
+  unallocated: metricsOf(['unallocated']),
+  whole: metricsOf(SIDES),
+};
 
 const ownerColumns = sql`
   campaign.id as campaign_id, campaign.external_id, campaign.name, campaign.service, campaign.type,
@@ -277,7 +281,7 @@ export const statisticsRepository = {
    */
   async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatCampaignRow[]> {
     const sides = (side: Side, rowType: StatRowType) => sql`
-      select sums.campaign_id, ${rowType}::text as row_type, ${metricsOf([side])} from sums`;
+      select sums.campaign_id, ${rowType}::text as row_type, ${METRICS[side]} from sums`;
     const result = await sql<StatCampaignRow>`
       with sums as materialized (${sumsRelation(db, filter, !sortsByStatistics(filter.sortBy))}),
       parts as (
@@ -320,7 +324,7 @@ export const statisticsRepository = {
   async campaignTotals(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<CampaignTotalRow[]> {
     const result = await sql<CampaignTotalRow>`
       with sums as (${sumsRelation(db, filter)}),
-      whole as (select sums.campaign_id, ${metricsOf(SIDES)} from sums)
+      whole as (select sums.campaign_id, ${METRICS.whole} from sums)
       select whole.views, whole.clicks, whole.expenses, whole.quantity_add_cart, whole.quantity_orders,
         whole.quantity_product_orders, whole.orders_amount, ${derivedValues}, ${ownerColumns}
       from whole
@@ -350,7 +354,7 @@ export const statisticsRepository = {
     }
     const result = await sql<Selectable<CampaignTable>>`
       with sums as (${sumsRelation(db, filter)}),
-      whole as (select sums.campaign_id, ${metricsOf(SIDES)} from sums),
+      whole as (select sums.campaign_id, ${METRICS.whole} from sums),
       row as (select whole.*, ${derivedValues} from whole)
       select campaign.* from row join campaign on campaign.id = row.campaign_id
       order by ${orderBy(filter, false)}
