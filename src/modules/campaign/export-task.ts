@@ -80,6 +80,7 @@ export function campaignStatsFileTask(db: Kysely<DB>): TaskDefinition<ExportProp
             for await (const page of pagesOfExportRows(trx, filter, names)) {
               await checkCancelled();
               for (const row of page) workbook.addRow(row);
+              await workbook.drained();
               // At most 99 until the file is stored: FINISHED sets 100.
               await progress((workbook.rowCount / Math.max(extent.rows, 1)) * 99, workbook.rowCount);
               if (stream.writableNeedDrain) await once(stream, 'drain');
