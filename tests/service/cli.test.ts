@@ -100,7 +100,9 @@ describe('seller-ops CLI', () => {
     ]);
   });
 
-  it('prints its version and describes every command and option', async () => {
+  // 15 CLI processes one after the other, each loading the TypeScript sources: a minute was not enough while the
+  // machine was busy with other work
+  it('prints its version and describes every command and option', { timeout: 180_000 }, async () => {
     expect((await cliText('--version')).trim()).toMatch(/^\d+\.\d+\.\d+$/);
     for (const command of [
       [],
