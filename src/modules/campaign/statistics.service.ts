@@ -11,11 +11,17 @@ import { resolveCampaignFilter, type CampaignFilterQuery, type ResolvedCampaignF
 import { MARKET1_SERVICE, type Market1Access } from './market1-access.ts';
 import { presentCampaign } from './presenter.ts';
 import type { Campaign } from './schemas.ts';
-import { statisticsRepository, type CampaignTotalRow, type StatisticSums } from './statistics.repository.ts';
+import {
+  statisticsRepository,
+  type CampaignTotalRow,
+  type StatCampaignRow,
+  type StatisticSums,
+} from './statistics.repository.ts';
 import type {
   CampaignStat,
   CampaignTotalStats,
   FindResponseStatCampaign,
+  StatCampaign,
   TotalStatCampaignsQuery,
 } from './statistics.schemas.ts';
 
@@ -25,6 +31,8 @@ export interface CampaignPage {
   page: number;
   total?: number;
 }
+
+const iso = (value: Date | null) => (value ? value.toISOString() : null);
 
 /** The sums and D10.4 values of a row as API numbers (money roubles, ratios percents; exact to 2 decimals). */
 function presentSums(row: StatisticSums) {
@@ -41,6 +49,28 @@ function presentSums(row: StatisticSums) {
     ordersAmount: Number(row.orders_amount),
     drr: Number(row.drr),
     cps: Number(row.cps),
+  };
+}
+
+/** The API shape of one statistics row (spec §2 StatCampaign). */
+function presentStatCampaign(row: StatCampaignRow): StatCampaign {
+  return {
+    rowType: row.row_type,
+    uniqueId: `${row.row_type}:${row.campaign_id}`,
+    campaignId: row.campaign_id,
+    externalId: row.external_id,
+    campaignName: row.name,
+    service: row.service,
+    campaignType: row.type,
+    categoryName: row.category_name,
+    createDate: iso(row.create_date),
+    startDate: iso(row.start_date),
+    endDate: iso(row.end_date),
+    clientId: row.client_id,
+    organizationId: row.organization_id,
+    organizationName: row.organization_name,
+    currency: 'RUB',
+    ...presentSums(row),
   };
 }
 
@@ -106,7 +136,7 @@ export class CampaignStatisticsService {
       statisticsRepository.statPage(this.db, filter),
       filter.count ? statisticsRepository.statCount(this.db, filter) : undefined,
     ]);
-    return { rows, page: filter.page, ...(total !== undefined && { total }) };
+    return { rows: rows.map(presentStatCampaign), page: filter.page, ...(total !== undefined && { total }) };
   }
 
   /**
