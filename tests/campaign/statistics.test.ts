@@ -171,6 +171,39 @@ describe('getStatCampaigns: values', () => {
     });
   });
 
+  it("shows each campaign's own fields as getCampaigns does (times ISO 8601 UTC with milliseconds)", async () => {
+    const page = await stats(MARCH);
+    const response = await get('getCampaigns', { ...MARCH, organizationIds: [secondOrganization] });
+    expect(response.statusCode, response.body).toBe(200);
+    const campaigns = new Map(
+      response.json<Page<Campaign>>().rows.map((campaign) => [campaign.id, campaign]),
+    );
+    expect(page.rows.length).toBeGreaterThan(0);
+    for (const row of page.rows) {
+      const campaign = campaigns.get(row.campaignId);
+      expect(campaign).toBeDefined();
+      expect(row).toMatchObject({
+        externalId: campaign?.externalId,
+        campaignName: campaign?.name,
+        campaignType: campaign?.type,
+        categoryName: campaign?.categoryName,
+        service: campaign?.service,
+        createDate: campaign?.createDate,
+        startDate: campaign?.startDate,
+        endDate: campaign?.endDate,
+        clientId: account.clientId,
+        organizationId: campaign?.organizationId,
+      });
+    }
+    expect(rowOf(page, ids.alpha)).toMatchObject({
+      createDate: '2026-01-05T10:00:00.000Z',
+      startDate: '2026-02-01T10:00:00.000Z',
+      endDate: null,
+      categoryName: 'Shoes',
+    });
+    expect(rowOf(page, ids.gamma)?.categoryName).toBeNull();
+  });
+
   it('answers 0 for a zero denominator and rounds half away from zero', async () => {
     const page = await stats(MARCH);
     expect(rowOf(page, ids.gamma)).toMatchObject({
