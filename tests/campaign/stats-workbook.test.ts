@@ -1,5 +1,5 @@
 /**
- * The statistics workbook writer's memory (P151): with `drained()` between batches the compressed file reaches
+ * The statistics workbook writer's memory (P150): with `drained()` between batches the compressed file reaches
  * its stream while rows are still being written, instead of the sheet's uncompressed XML queueing in the zip
  * pipeline until the end; the file read back holds every row.
  */

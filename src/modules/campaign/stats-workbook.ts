@@ -207,7 +207,7 @@ export class StatsWorkbookWriter {
   }
 
   /**
-   * Resolves once the statistics sheet's zip entry has taken the XML written so far (P151); call it between
+   * Resolves once the statistics sheet's zip entry has taken the XML written so far (P150); call it between
    * batches of rows. exceljs writes the sheet into archiver's entry stream without heeding its backpressure, and
    * the compression only advances while the event loop is free: without this wait the uncompressed XML of every
    * row queued there until the end (≈ 65 MiB for 100,000 rows). Reads exceljs's (`WorksheetWriter.stream.pipes`)
