@@ -37,7 +37,7 @@ async function seed(context: BenchContext): Promise<number> {
     await sql`
       insert into campaign (client_id, organization_id, service, external_id, name, type, status,
                             external_product_ids)
-      select ${clientId}, ${organizationId}, 'SERVICE_01', 7000000 + i, 'Bench campaign ' || i,
+      select ${clientId}, ${organizationId}, 'SERVICE_01', 7000000 + i, 'Export campaign ' || i,
              (array['AUTO','IN_SEARCH','IN_CARD','IN_CATALOG'])[1 + i % 4],
              (array['ACTIVE','PAUSED','FINISHED'])[1 + i % 3],
              array[8000000 + i * 2, 8000001 + i * 2]::bigint[]
@@ -53,7 +53,9 @@ async function seed(context: BenchContext): Promise<number> {
       from campaign as c
       cross join generate_series(0, ${DAYS - 1}::int) as d
       cross join generate_series(1, ${PRODUCTS_PER_DAY}::int) as p
-      where c.client_id = ${clientId} and c.external_id > 7000000`.execute(db);
+      where c.client_id = ${clientId} and c.external_id between 7000001 and ${7_000_000 + CAMPAIGNS}`.execute(
+      db,
+    );
     await sql`vacuum analyze campaign, campaign_statistic_day`.execute(db);
     return performance.now() - started;
   } finally {
@@ -89,7 +91,8 @@ export async function benchCampaignExport(
     {
       service: 'SERVICE_01',
       organizationId: context.organizationId,
-      filter: { dateFrom: FIRST_DAY },
+      // only this part's campaigns: the statistics part seeded the same organization
+      filter: { dateFrom: FIRST_DAY, query: 'Export campaign' },
     },
   );
   let task = created;
@@ -108,6 +111,8 @@ export async function benchCampaignExport(
   const exportMs = performance.now() - started;
   if (task.status !== 'FINISHED' || !task.url)
     throw new Error(`export ended ${task.status}: ${task.message}`);
+  if (task.processedQuantity !== ROWS)
+    throw new Error(`the export wrote ${task.processedQuantity} rows, not ${ROWS}`);
 
   const downloadStarted = performance.now();
   const response = await fetch(context.serviceUrl + task.url, {

@@ -52,7 +52,7 @@ describe('StatsWorkbookWriter', () => {
     // without the waits about a tenth arrives before `finish`, the rest queued uncompressed in memory
     expect(beforeFinish / received).toBeGreaterThan(0.6);
     const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(Buffer.concat(chunks));
+    await workbook.xlsx.load(Buffer.concat(chunks) as unknown as ArrayBuffer);
     // the header, every row and the totals row
     expect(workbook.worksheets[0]?.rowCount).toBe(1 + BATCHES * ROWS_PER_BATCH + 1);
   });
