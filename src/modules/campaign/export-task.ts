@@ -6,7 +6,6 @@
  * `processedQuantity` move once per page, and each page starts with the cancellation check. Rerunning rewrites
  * the file (idempotent).
  */
-import { once } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { defineTask, type TaskDefinition } from '../task/definition.ts';
@@ -83,7 +82,6 @@ export function campaignStatsFileTask(db: Kysely<DB>): TaskDefinition<ExportProp
               await workbook.drained();
               // At most 99 until the file is stored: FINISHED sets 100.
               await progress((workbook.rowCount / Math.max(extent.rows, 1)) * 99, workbook.rowCount);
-              if (stream.writableNeedDrain) await once(stream, 'drain');
             }
             await workbook.finish(
               filterSettings(properties.filter, [...names.values()], { from, to }, workbook.rowCount),

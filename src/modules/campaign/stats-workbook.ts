@@ -148,7 +148,7 @@ export class StatsWorkbookWriter {
   private readonly sums = new Map<number, number>();
 
   constructor(
-    stream: Writable,
+    private readonly stream: Writable,
     private readonly lang: WorkbookLang,
   ) {
     this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
@@ -207,8 +207,8 @@ export class StatsWorkbookWriter {
   }
 
   /**
-   * Resolves once the statistics sheet's zip entry has taken the XML written so far (P150); call it between
-   * batches of rows. exceljs writes the sheet into archiver's entry stream without heeding its backpressure, and
+   * Resolves once the statistics sheet's zip entry has taken the XML written so far (P150) and the output stream
+   * has room again; call it between batches of rows. exceljs writes the sheet into archiver's entry stream without heeding its backpressure, and
    * the compression only advances while the event loop is free: without this wait the uncompressed XML of every
    * row queued there until the end (≈ 65 MiB for 100,000 rows). Reads exceljs's (`WorksheetWriter.stream.pipes`)
    * and archiver's (`_writableState.needDrain`) internals of the versions in the lockfile; where they differ it
@@ -219,6 +219,7 @@ export class StatsWorkbookWriter {
     const entry = sheetStream?.pipes?.[0] as
       (NodeJS.EventEmitter & { _writableState?: { needDrain?: boolean } }) | undefined;
     if (entry?._writableState?.needDrain === true) await once(entry, 'drain');
+    if (this.stream.writableNeedDrain) await once(this.stream, 'drain');
   }
 
   /**
