@@ -547,7 +547,34 @@ describe('running totals', () => {
       expect(response.statusCode, response.body).toBe(200);
       return response.json<Page<StatCampaign>>().rows;
     };
+    // With count and isStatCampaign: the days with statistics (P151) follow the daily rows too.
+    const counted = async (dateFrom: string, dateTo: string) => {
+      const response = await send(t.app, own.readToken, {
+        method: 'GET',
+        url: '/api/campaign/getStatCampaigns',
+        query: {
+          service: 'SERVICE_01',
+          organizationId: own.organizationId,
+          dateFrom,
+          dateTo,
+          count: true,
+          isStatCampaign: true,
+        },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const page = response.json<Page<StatCampaign>>();
+      expect(page.rows).toHaveLength(page.total ?? -1);
+      return page.total;
+    };
+    const storedDays = () =>
+      db
+        .selectFrom('campaign_statistic_days')
+        .select(['days', 'unallocated_days'])
+        .where('campaign_id', '=', campaignId)
+        .executeTakeFirst();
     expect((await read('2026-04-02', '2026-04-03'))[0]).toMatchObject({ views: 20, expenses: 2.2 });
+    expect(await counted('2026-04-03', '2026-04-03')).toBe(1);
+    expect(await storedDays()).toEqual({ days: '{[2026-04-01,2026-04-05)}', unallocated_days: '{}' });
     // The import reloads 2 April with other numbers and a new unattributed row, and 3 April disappears.
     await db.transaction().execute(async (trx) => {
       await trx
@@ -570,6 +597,21 @@ describe('running totals', () => {
       ['UNALLOCATED', 3, 0],
     ]);
     expect((await read('2026-04-01', '2026-04-04'))[0]).toMatchObject({ views: 27, expenses: 2.2 });
+    expect(await storedDays()).toEqual({
+      days: '{[2026-04-01,2026-04-03),[2026-04-04,2026-04-05)}',
+      unallocated_days: '{[2026-04-02,2026-04-03)}',
+    });
+    expect(await counted('2026-04-02', '2026-04-02')).toBe(2);
+    expect(await counted('2026-04-03', '2026-04-03')).toBe(0);
+    expect(await counted('2026-04-04', '2026-04-05')).toBe(1);
+    expect(await counted('2026-04-01', '2026-04-04')).toBe(2);
+    // Every day deleted: no statistics anywhere.
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('campaign_statistic_day').where('campaign_id', '=', campaignId).execute();
+      await refreshCampaignTotals(trx, [campaignId]);
+    });
+    expect(await storedDays()).toEqual({ days: '{}', unallocated_days: '{}' });
+    expect(await counted('2026-03-01', '2026-04-30')).toBe(0);
   });
 });
 

@@ -3,8 +3,11 @@
  * from its first day up to that day, apart for statistics attributed to products (`allocated_*`) and the rest
  * (`unallocated_*`, product 0). The statistics pages read any day range as the difference of two rows.
  *
+ * With them, per campaign, the days that have statistics (migration 0015, P151): `days` and `unallocated_days`
+ * (product 0) as multiranges, so whether a campaign has statistics in a range is one overlap test.
+ *
  * Whoever writes `campaign_statistic_day` rows calls `refreshCampaignTotals` in the same transaction, after
- * writing, with the campaigns and the first day it touched; nothing else writes this table.
+ * writing, with the campaigns and the first day it touched; nothing else writes these tables.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
@@ -31,9 +34,21 @@ export type CampaignStatisticTotalTable = {
 } & RunningSums<'allocated'> &
   RunningSums<'unallocated'>;
 
+/**
+ * The days with statistics of one campaign, as PostgreSQL `datemultirange` text (e.g. `{[2026-04-01,2026-04-03)}`,
+ * upper bounds exclusive): `days` any daily row, `unallocated_days` a row of product 0.
+ */
+export interface CampaignStatisticDaysTable {
+  campaign_id: number;
+  client_id: number;
+  days: string;
+  unallocated_days: string;
+}
+
 declare module '../../db/schema.ts' {
   interface DB {
     campaign_statistic_total: CampaignStatisticTotalTable;
+    campaign_statistic_days: CampaignStatisticDaysTable;
   }
 }
 
@@ -56,7 +71,8 @@ const sides = [
 /**
  * Rebuilds the running totals of `campaignIds` from `fromDay` (a `YYYY-MM-DD` marketplace day; absent = every
  * day) after their daily rows were written or deleted: rows on and after `fromDay` are deleted and recomputed
- * from the daily rows, starting from the last total before `fromDay`. Call it inside the transaction that wrote
+ * from the daily rows, starting from the last total before `fromDay`; the campaigns' days with statistics keep
+ * those before `fromDay` and take the rest from the daily rows (P151). Call it inside the transaction that wrote
  * the daily rows, so readers never see daily rows and totals disagree. It locks the campaigns' rows (`FOR
  * UPDATE`, in id order) until that transaction ends, so concurrent refreshes of a campaign run one after the
  * other. Cost: the campaigns' daily rows from `fromDay` on (one statement each for delete and insert).
@@ -107,5 +123,33 @@ export async function refreshCampaignTotals(
       order by total.date desc
       limit 1
     ) as base on true
+  `.execute(db);
+  await refreshStatisticDays(db, ids, from);
+}
+
+/** The days of `campaignIds` with statistics: those before `from` as they were, the rest from the daily rows. */
+async function refreshStatisticDays(db: Kysely<DB>, ids: number[], from: string): Promise<void> {
+  const day = sql`daterange(day.date, day.date, '[]')`;
+  await sql`
+    insert into campaign_statistic_days (campaign_id, client_id, days, unallocated_days)
+    select campaign.id, campaign.client_id,
+      coalesce(kept.days, '{}') + coalesce(recent.days, '{}'),
+      coalesce(kept.unallocated_days, '{}') + coalesce(recent.unallocated_days, '{}')
+    from campaign
+    left join lateral (
+      select stored.days - datemultirange(daterange(${from}::date, null)) as days,
+        stored.unallocated_days - datemultirange(daterange(${from}::date, null)) as unallocated_days
+      from campaign_statistic_days as stored
+      where stored.campaign_id = campaign.id
+    ) as kept on true
+    left join lateral (
+      select range_agg(${day}) as days,
+        range_agg(${day}) filter (where day.external_product_id = 0) as unallocated_days
+      from campaign_statistic_day as day
+      where day.campaign_id = campaign.id and day.date >= ${from}::date
+    ) as recent on true
+    where campaign.id = any(${ids}::bigint[])
+    on conflict (campaign_id) do update
+      set days = excluded.days, unallocated_days = excluded.unallocated_days
   `.execute(db);
 }

@@ -81,20 +81,25 @@ function dayRange(filter: ResolvedCampaignFilter): RawBuilder<unknown> {
   );
 }
 
+/** The filter's day range as a `daterange` (bounds inclusive; an absent bound is open). */
+function dayRangeValue(filter: ResolvedCampaignFilter): RawBuilder<unknown> {
+  const { from, to } = filter.days;
+  return sql`daterange(${from ?? null}::date, ${to ?? null}::date, '[]')`;
+}
+
 /**
- * Whether the `campaign` row has daily statistics rows in the range: any (of the filtered product, if any), or
- * only rows not attributed to a product. One probe of the primary key or of the partial index of product 0.
+ * Whether the `campaign` row has daily statistics rows in the range (of the filtered product, if any): one overlap
+ * test of its days with statistics (P151), or with `productExternalId` one probe of the daily rows' primary key.
  */
-function hasStatistics(filter: ResolvedCampaignFilter, which: 'any' | 'unallocated'): RawBuilder<SqlBool> {
-  const product =
-    which === 'unallocated'
-      ? sql`and day.external_product_id = 0`
-      : filter.productExternalId === undefined
-        ? sql``
-        : sql`and day.external_product_id = ${filter.productExternalId}::bigint`;
+function hasStatistics(filter: ResolvedCampaignFilter): RawBuilder<SqlBool> {
+  if (filter.productExternalId !== undefined)
+    return sql<SqlBool>`exists (
+      select 1 from campaign_statistic_day as day
+      where day.campaign_id = campaign.id and day.external_product_id = ${filter.productExternalId}::bigint
+        and ${dayRange(filter)})`;
   return sql<SqlBool>`exists (
-    select 1 from campaign_statistic_day as day
-    where day.campaign_id = campaign.id ${product} and ${dayRange(filter)})`;
+    select 1 from campaign_statistic_days as statistic
+    where statistic.campaign_id = campaign.id and statistic.days && ${dayRangeValue(filter)})`;
 }
 
 /** Whether a `sortBy` orders by statistics (then every campaign's statistics are needed before paging). */
@@ -104,7 +109,7 @@ const sortsByStatistics = (sortBy: CampaignSortField | undefined) =>
 /** The filter's criteria on `campaign` and, with `isStatCampaign`, statistics rows in the range. */
 function selectionConditions(eb: ExpressionBuilder<DB, 'campaign'>, filter: ResolvedCampaignFilter) {
   return filter.isStatCampaign
-    ? eb.and([campaignConditions(eb, filter), hasStatistics(filter, 'any')])
+    ? eb.and([campaignConditions(eb, filter), hasStatistics(filter)])
     : campaignConditions(eb, filter);
 }
 
@@ -305,15 +310,17 @@ export const statisticsRepository = {
 
   /**
    * Number of `getStatCampaigns` rows matching the filter: the campaigns, plus those with statistics not
-   * attributed to a product in the range (one index probe each; none with `productExternalId`).
+   * attributed to a product in the range (an overlap test of their days with statistics, P151; none with
+   * `productExternalId`).
    */
   async statCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
     const unallocated =
       filter.productExternalId === undefined
-        ? sql`+ count(*) filter (where ${hasStatistics(filter, 'unallocated')})`
+        ? sql`+ count(*) filter (where counted.unallocated_days && ${dayRangeValue(filter)})`
         : sql``;
     const row = await db
       .selectFrom('campaign')
+      .leftJoin('campaign_statistic_days as counted', 'counted.campaign_id', 'campaign.id')
       .select(sql<number>`(count(*) ${unallocated})::int`.as('total'))
       .where((eb) => selectionConditions(eb, filter))
       .executeTakeFirstOrThrow();
