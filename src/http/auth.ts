@@ -23,6 +23,11 @@ export interface Principal {
   access: 'READ' | 'WRITE';
   role: 'OWNER' | 'ADMIN' | 'MANAGER' | 'SUPPORT';
   lang: Lang;
+  /**
+   * When the client's subscription ends (D1.3; null = no end), as of the token's lookup: a change of the client
+   * drops its cached principals (P152).
+   */
+  subscriptionExpiresAt: Date | null;
 }
 
 /** Access an operation needs (D2.3): `read` for GET unless stated, `write` for every other method. */
@@ -125,6 +130,7 @@ export class TokenAuthenticator {
         'api_token.access',
         'app_user.role',
         'app_user.lang',
+        'client.subscription_expires_at as subscriptionExpiresAt',
       ])
       .where('api_token.token_hash', '=', hash)
       .where('api_token.revoked_at', 'is', null)

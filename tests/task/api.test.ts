@@ -257,6 +257,7 @@ describe('creating a task', () => {
       access: 'WRITE',
       role: 'OWNER',
       lang: 'en',
+      subscriptionExpiresAt: null,
     } as const;
     const { service } = taskGroupOf(t.groups);
     await expect(t.runtime.changes.run((trx) => service.create(trx, principal, unlisted))).rejects.toThrow(

@@ -46,10 +46,16 @@ export interface CheckedOrganization {
   service: typeof MARKET1_SERVICE;
 }
 
+/** How long a found organization is remembered (P152). */
+const ORGANIZATION_CACHE_TTL_MS = 60_000;
+const ORGANIZATION_CACHE_MAX_ENTRIES = 10_000;
+
 /** Checks access to an organization's Market1 data and opens its connectors (one HTTP pool per process). */
 export class Market1Access {
   /** The process's Market1 client; close it on shutdown (`close`). */
   readonly client: Market1Client;
+  /** `clientId:organizationId` → the organization's name, for organizations found to be the client's. */
+  private readonly organizations = new Map<string, { name: string; expiresAt: number }>();
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -61,7 +67,8 @@ export class Market1Access {
   }
 
   /**
-   * Checks that `principal` may use the Market1 data of the organization (no marketplace call).
+   * Checks that `principal` may use the Market1 data of the organization (no marketplace call). The subscription
+   * is the principal's (read with its token, P152); the organization is looked up once a minute at most.
    * @throws AppError with the codes of the module comment
    */
   async check(principal: Principal, request: Market1AccessRequest): Promise<CheckedOrganization> {
@@ -72,29 +79,39 @@ export class Market1Access {
       });
     const organizationId = request.organizationId;
     if (organizationId === undefined) throw new AppError('error_no_organization');
-    // one round trip: the client's subscription and, when it is the client's, the organization
-    const found = await this.db
-      .selectFrom('client')
-      .leftJoin('organization', (join) =>
-        join.onRef('organization.client_id', '=', 'client.id').on('organization.id', '=', organizationId),
-      )
-      .select(['client.subscription_expires_at', 'organization.id', 'organization.name'])
-      .where('client.id', '=', principal.clientId)
-      .executeTakeFirstOrThrow();
-    if (found.id === null || found.name === null)
+    const organizationName = await this.organizationName(principal.clientId, organizationId);
+    if (organizationName === undefined)
       throw new AppError(request.organizationMissingCode ?? 'error_organization_not_found', {
         organizationId,
       });
     if (request.analytics && principal.role === 'SUPPORT')
       throw new AppError('error_analytics_access_denied');
-    if (found.subscription_expires_at && found.subscription_expires_at.getTime() < Date.now())
+    const subscriptionEnd = principal.subscriptionExpiresAt;
+    if (subscriptionEnd && subscriptionEnd.getTime() < Date.now())
       throw new AppError('error_subscription_expired');
-    return {
-      clientId: principal.clientId,
-      organizationId: found.id,
-      organizationName: found.name,
-      service: MARKET1_SERVICE,
-    };
+    return { clientId: principal.clientId, organizationId, organizationName, service: MARKET1_SERVICE };
+  }
+
+  /**
+   * The name of organization `organizationId` when it is client `clientId`'s, else undefined. Found ones are
+   * remembered for `ORGANIZATION_CACHE_TTL_MS` (P152): no operation renames, moves or deletes an organization,
+   * so an entry cannot go stale; one that is not found is looked up again on every request.
+   */
+  private async organizationName(clientId: number, organizationId: number): Promise<string | undefined> {
+    const key = `${clientId}:${organizationId}`;
+    const now = Date.now();
+    const cached = this.organizations.get(key);
+    if (cached && cached.expiresAt > now) return cached.name;
+    const found = await this.db
+      .selectFrom('organization')
+      .select('name')
+      .where('id', '=', organizationId)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    if (!found) return undefined;
+    if (this.organizations.size >= ORGANIZATION_CACHE_MAX_ENTRIES) this.organizations.clear();
+    this.organizations.set(key, { name: found.name, expiresAt: now + ORGANIZATION_CACHE_TTL_MS });
+    return found.name;
   }
 
   /**
