@@ -62,7 +62,9 @@ async function seed(context: BenchContext): Promise<{ rows: number; seedMs: numb
     const totalsStarted = performance.now();
     await db.transaction().execute((trx) => refreshCampaignTotals(trx, ids));
     const totalsMs = performance.now() - totalsStarted;
-    await sql`vacuum analyze campaign, campaign_statistic_day, campaign_statistic_total`.execute(db);
+    await sql`vacuum analyze campaign, campaign_statistic_day, campaign_statistic_total, campaign_statistic_days`.execute(
+      db,
+    );
     // write the seeded pages out now, not during the first measured run
     await sql`checkpoint`.execute(db);
     return { rows: Number(inserted.numAffectedRows ?? 0), seedMs, totalsMs };

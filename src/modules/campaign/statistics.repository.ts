@@ -9,6 +9,7 @@
  */
 import {
   sql,
+  type Compilable,
   type ExpressionBuilder,
   type Kysely,
   type RawBuilder,
@@ -113,23 +114,49 @@ function selectionConditions(eb: ExpressionBuilder<DB, 'campaign'>, filter: Reso
     : campaignConditions(eb, filter);
 }
 
-/**
- * The campaigns matching the filter: its criteria on `campaign` and, with `isStatCampaign`, statistics rows in
- * the range. With `pageOf` only the first `offset + limit` in page order: every campaign gives at least one row,
- * so those campaigns hold the page whatever their UNALLOCATED rows (P112).
- */
-function selectedCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter, pageOf = false) {
-  let query = db
+/** The campaigns matching the filter (`id`): its criteria on `campaign` and, with `isStatCampaign`, statistics. */
+function matchingCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter) {
+  return db
     .selectFrom('campaign')
     .select('campaign.id')
     .where((eb) => selectionConditions(eb, filter));
-  if (pageOf) {
-    const direction = filter.ascending ? 'asc' : 'desc';
-    const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
-    if (column !== undefined) query = query.orderBy(`campaign.${column}`, direction);
-    query = query.orderBy('campaign.id', direction).limit(filter.offset + filter.limit);
-  }
-  return query;
+}
+
+/**
+ * The campaigns with a row on the page, for a page in a campaign order (P112, P153): `(id, position,
+ * row_count)`. A campaign gives one row, and a second (`UNALLOCATED`) when it has unattributed statistics in the
+ * range (its days with statistics, P151; never with `productExternalId`); `position` is the index of its first
+ * row in page order. Every campaign gives at least one row, so the page lies within the first `offset + limit`
+ * campaigns: only those are read, and the statistics of only those on the page are then looked up.
+ */
+function pageCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter): RawBuilder<unknown> {
+  const direction = filter.ascending ? sql`asc` : sql`desc`;
+  const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
+  const keys = sql.join([
+    ...(column === undefined ? [] : [sql`${sql.ref(`campaign.${column}`)} ${direction}`]),
+    sql`campaign.id ${direction}`,
+  ]);
+  const rowCount =
+    filter.productExternalId === undefined
+      ? sql<number>`(1 + coalesce(page_days.unallocated_days && ${dayRangeValue(filter)}, false)::int)`
+      : sql<number>`1`;
+  const ordered = db
+    .selectFrom('campaign')
+    .leftJoin('campaign_statistic_days as page_days', 'page_days.campaign_id', 'campaign.id')
+    .select([
+      'campaign.id',
+      rowCount.as('row_count'),
+      sql<number>`sum(${rowCount}) over (order by ${keys} rows unbounded preceding) - ${rowCount}`.as(
+        'position',
+      ),
+    ])
+    .where((eb) => selectionConditions(eb, filter))
+    .orderBy(keys)
+    .limit(filter.offset + filter.limit);
+  return sql`
+    select ordered.id, ordered.position, ordered.row_count from (${ordered}) as ordered
+    where ordered.position < ${filter.offset + filter.limit}
+      and ordered.position + ordered.row_count > ${filter.offset}`;
 }
 
 /**
@@ -164,11 +191,14 @@ const PRODUCT_SUMS = columnList(
 const NO_UNALLOCATED = columnList(COUNTED.map((metric) => `0 as unallocated_${metric}`));
 
 /**
- * `sums(campaign_id, allocated_*, unallocated_*)`: per selected campaign, its statistics over the day range.
- * From running totals, or from the product's daily rows when `productExternalId` is set (all allocated).
+ * `sums(campaign_id, allocated_*, unallocated_*)`: per campaign of `selected` (a relation with `id`), its
+ * statistics over the day range. From running totals, or from the product's daily rows when `productExternalId`
+ * is set (all allocated).
  */
-function sumsRelation(db: Kysely<DB>, filter: ResolvedCampaignFilter, pageOf = false): RawBuilder<unknown> {
-  const selected = selectedCampaigns(db, filter, pageOf);
+function sumsRelation(
+  filter: ResolvedCampaignFilter,
+  selected: Compilable | RawBuilder<unknown>,
+): RawBuilder<unknown> {
   const { from, to } = filter.days;
   if (filter.productExternalId !== undefined) {
     return sql`
@@ -282,29 +312,45 @@ export const statisticsRepository = {
   /**
    * One page of `getStatCampaigns` rows: per campaign a `CAMPAIGN` row (statistics attributed to products) and,
    * when the campaign has statistics not attributed to a product in the range, an `UNALLOCATED` row (P111).
-   * With `isStatCampaign` only campaigns with statistics rows in the range. `total` on each row with `count`.
+   * With `isStatCampaign` only campaigns with statistics rows in the range. In a campaign order only the
+   * statistics of the page's campaigns are read (P153); a statistics order reads every matching campaign's.
    */
   async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatCampaignRow[]> {
-    const sides = (side: Side, rowType: StatRowType) => sql`
-      select sums.campaign_id, ${rowType}::text as row_type, ${METRICS[side]} from sums`;
-    const result = await sql<StatCampaignRow>`
-      with sums as materialized (${sumsRelation(db, filter, !sortsByStatistics(filter.sortBy))}),
-      parts as (
-        ${sides('allocated', 'CAMPAIGN')}
-        union all
-        ${sides('unallocated', 'UNALLOCATED')} where sums.unallocated_rows > 0
-      ),
+    const part = (side: Side, rowType: StatRowType, position: RawBuilder<unknown>) => sql`
+      select sums.campaign_id, ${rowType}::text as row_type, ${position} as position, ${METRICS[side]}
+      from sums`;
+    const rows = (parts: RawBuilder<unknown>) => sql`
       row as (
-        select parts.row_type, parts.views, parts.clicks, parts.expenses, parts.quantity_add_cart,
-          parts.quantity_orders, parts.quantity_product_orders, parts.orders_amount, ${derivedValues},
-          ${ownerColumns}
-        from parts
+        select parts.row_type, parts.position, parts.views, parts.clicks, parts.expenses,
+          parts.quantity_add_cart, parts.quantity_orders, parts.quantity_product_orders, parts.orders_amount,
+          ${derivedValues}, ${ownerColumns}
+        from (${parts}) as parts
         join campaign on campaign.id = parts.campaign_id
         join organization on organization.id = campaign.organization_id
-      )
+      )`;
+    if (sortsByStatistics(filter.sortBy)) {
+      const result = await sql<StatCampaignRow>`
+        with sums as materialized (${sumsRelation(filter, matchingCampaigns(db, filter))}),
+        ${rows(sql`
+          ${part('allocated', 'CAMPAIGN', sql`0`)}
+          union all
+          ${part('unallocated', 'UNALLOCATED', sql`0`)} where sums.unallocated_rows > 0`)}
+        select row.* from row
+        order by ${orderBy(filter, true)}
+        limit ${filter.limit} offset ${filter.offset}`.execute(db);
+      return result.rows;
+    }
+    const result = await sql<StatCampaignRow>`
+      with page as materialized (${pageCampaigns(db, filter)}),
+      sums as materialized (${sumsRelation(filter, sql`select page.id from page`)}),
+      ${rows(sql`
+        ${part('allocated', 'CAMPAIGN', sql`page.position`)} join page on page.id = sums.campaign_id
+        union all
+        ${part('unallocated', 'UNALLOCATED', sql`page.position + 1`)} join page on page.id = sums.campaign_id
+        where page.row_count = 2`)}
       select row.* from row
-      order by ${orderBy(filter, true)}
-      limit ${filter.limit} offset ${filter.offset}`.execute(db);
+      where row.position >= ${filter.offset} and row.position < ${filter.offset + filter.limit}
+      order by row.position`.execute(db);
     return result.rows;
   },
 
@@ -330,7 +376,7 @@ export const statisticsRepository = {
   /** Every matching campaign with statistics rows in the range, with its whole statistics (both row types). */
   async campaignTotals(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<CampaignTotalRow[]> {
     const result = await sql<CampaignTotalRow>`
-      with sums as (${sumsRelation(db, filter)}),
+      with sums as (${sumsRelation(filter, matchingCampaigns(db, filter))}),
       whole as (select sums.campaign_id, ${METRICS.whole} from sums)
       select whole.views, whole.clicks, whole.expenses, whole.quantity_add_cart, whole.quantity_orders,
         whole.quantity_product_orders, whole.orders_amount, ${derivedValues}, ${ownerColumns}
@@ -360,7 +406,7 @@ export const statisticsRepository = {
       return query.orderBy('campaign.id', direction).limit(filter.limit).offset(filter.offset).execute();
     }
     const result = await sql<Selectable<CampaignTable>>`
-      with sums as (${sumsRelation(db, filter)}),
+      with sums as (${sumsRelation(filter, matchingCampaigns(db, filter))}),
       whole as (select sums.campaign_id, ${METRICS.whole} from sums),
       row as (select whole.*, ${derivedValues} from whole)
       select campaign.* from row join campaign on campaign.id = row.campaign_id
