@@ -41,7 +41,7 @@ export interface StatisticSums {
   cps: string;
 }
 
-/** The campaign columns a statistics row shows. */
+/** The campaign columns a statistics row shows; times ISO 8601 UTC text with milliseconds. */
 export interface StatCampaignOwner {
   campaign_id: number;
   external_id: number;
@@ -50,9 +50,9 @@ export interface StatCampaignOwner {
   type: CampaignType;
   status: CampaignStatus;
   category_name: string | null;
-  create_date: Date | null;
-  start_date: Date | null;
-  end_date: Date | null;
+  create_date: string | null;
+  start_date: string | null;
+  end_date: string | null;
   client_id: number;
   organization_id: number;
   organization_name: string;
@@ -64,7 +64,8 @@ export interface StatCampaignRow extends StatisticSums, StatCampaignOwner {
 }
 
 /** One campaign's whole statistics (both row types) over the range, for `getTotalStatCampaigns`. */
-export type CampaignTotalRow = StatisticSums & StatCampaignOwner;
+export type CampaignTotalRow = StatisticSums &
+  Pick<StatCampaignOwner, 'campaign_id' | 'name' | 'organization_id' | 'organization_name'>;
 
 type Side = 'allocated' | 'unallocated';
 const SIDES: readonly Side[] = ['allocated', 'unallocated'];
@@ -247,10 +248,18 @@ const METRICS = {
   whole: metricsOf(SIDES),
 };
 
-const ownerColumns = sql`
+/**
+ * A `timestamptz` column of `campaign` as ISO 8601 UTC text with milliseconds (`toISOString`'s form): formatted by
+ * PostgreSQL, it costs a third of parsing a `Date` in Node and formatting it again (docs/performance.md).
+ */
+const isoTime = (column: 'create_date' | 'start_date' | 'end_date') =>
+  `to_char(campaign.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`;
+
+/** The campaign's own columns of a statistics row (`StatCampaignOwner`). */
+const ownerColumns = sql.raw(`
   campaign.id as campaign_id, campaign.external_id, campaign.name, campaign.service, campaign.type,
-  campaign.status, campaign.category_name, campaign.create_date, campaign.start_date, campaign.end_date,
-  campaign.client_id, campaign.organization_id, organization.name as organization_name`;
+  campaign.status, campaign.category_name, ${isoTime('create_date')}, ${isoTime('start_date')},
+  ${isoTime('end_date')}, campaign.client_id, campaign.organization_id, organization.name as organization_name`);
 
 /** Column of `campaign` (and of a page's rows) of each `sortBy` on the campaign itself. */
 const CAMPAIGN_SORT_COLUMNS: Partial<Record<CampaignSortField, keyof CampaignTable>> = {
@@ -379,7 +388,8 @@ export const statisticsRepository = {
       with sums as (${sumsRelation(filter, matchingCampaigns(db, filter))}),
       whole as (select sums.campaign_id, ${METRICS.whole} from sums)
       select whole.views, whole.clicks, whole.expenses, whole.quantity_add_cart, whole.quantity_orders,
-        whole.quantity_product_orders, whole.orders_amount, ${derivedValues}, ${ownerColumns}
+        whole.quantity_product_orders, whole.orders_amount, ${derivedValues}, campaign.id as campaign_id,
+        campaign.name, campaign.organization_id, organization.name as organization_name
       from whole
       join campaign on campaign.id = whole.campaign_id
       join organization on organization.id = campaign.organization_id

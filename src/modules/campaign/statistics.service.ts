@@ -32,8 +32,6 @@ export interface CampaignPage {
   total?: number;
 }
 
-const iso = (value: Date | null) => (value ? value.toISOString() : null);
-
 /** The sums and D10.4 values of a row as API numbers (money roubles, ratios percents; exact to 2 decimals). */
 function presentSums(row: StatisticSums) {
   return {
@@ -63,9 +61,9 @@ function presentStatCampaign(row: StatCampaignRow): StatCampaign {
     service: row.service,
     campaignType: row.type,
     categoryName: row.category_name,
-    createDate: iso(row.create_date),
-    startDate: iso(row.start_date),
-    endDate: iso(row.end_date),
+    createDate: row.create_date,
+    startDate: row.start_date,
+    endDate: row.end_date,
     clientId: row.client_id,
     organizationId: row.organization_id,
     organizationName: row.organization_name,
