@@ -58,9 +58,10 @@ export interface StatCampaignOwner {
   organization_name: string;
 }
 
-/** One row of `getStatCampaigns`. */
+/** One row of `getStatCampaigns`; `total` the page's `total` with `count` (else null). */
 export interface StatCampaignRow extends StatisticSums, StatCampaignOwner {
   row_type: StatRowType;
+  total: number | null;
 }
 
 /** One campaign's whole statistics (both row types) over the range, for `getTotalStatCampaigns`. */
@@ -299,6 +300,23 @@ function orderBy(filter: ResolvedCampaignFilter, withRowType: boolean): RawBuild
   return sql.join(keys);
 }
 
+/**
+ * `select total`: the number of `getStatCampaigns` rows matching the filter: the campaigns, plus those with
+ * statistics not attributed to a product in the range (an overlap test of their days with statistics, P151; none
+ * with `productExternalId`).
+ */
+function statRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter) {
+  const unallocated =
+    filter.productExternalId === undefined
+      ? sql`+ count(*) filter (where counted.unallocated_days && ${dayRangeValue(filter)})`
+      : sql``;
+  return db
+    .selectFrom('campaign')
+    .leftJoin('campaign_statistic_days as counted', 'counted.campaign_id', 'campaign.id')
+    .select(sql<number>`(count(*) ${unallocated})::int`.as('total'))
+    .where((eb) => selectionConditions(eb, filter));
+}
+
 /** Statistics reads of one client (the filter carries the client scope). */
 export const statisticsRepository = {
   /** The first of `organizationIds` that is not an organization of the client, if any (D2.5). */
@@ -323,8 +341,11 @@ export const statisticsRepository = {
    * when the campaign has statistics not attributed to a product in the range, an `UNALLOCATED` row (P111).
    * With `isStatCampaign` only campaigns with statistics rows in the range. In a campaign order only the
    * statistics of the page's campaigns are read (P153); a statistics order reads every matching campaign's.
+   * With `count` each row carries the number of rows matching the filter (`statCount`).
    */
   async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatCampaignRow[]> {
+    // with `count`, on every row: one statement and one connection per page (an empty page has no row to carry it)
+    const total = filter.count ? sql`(${statRowCount(db, filter)}) as total` : sql`null as total`;
     const part = (side: Side, rowType: StatRowType, position: RawBuilder<unknown>) => sql`
       select sums.campaign_id, ${rowType}::text as row_type, ${position} as position, ${METRICS[side]}
       from sums`;
@@ -344,7 +365,7 @@ export const statisticsRepository = {
           ${part('allocated', 'CAMPAIGN', sql`0`)}
           union all
           ${part('unallocated', 'UNALLOCATED', sql`0`)} where sums.unallocated_rows > 0`)}
-        select row.* from row
+        select row.*, ${total} from row
         order by ${orderBy(filter, true)}
         limit ${filter.limit} offset ${filter.offset}`.execute(db);
       return result.rows;
@@ -357,28 +378,15 @@ export const statisticsRepository = {
         union all
         ${part('unallocated', 'UNALLOCATED', sql`page.position + 1`)} join page on page.id = sums.campaign_id
         where page.row_count = 2`)}
-      select row.* from row
+      select row.*, ${total} from row
       where row.position >= ${filter.offset} and row.position < ${filter.offset + filter.limit}
       order by row.position`.execute(db);
     return result.rows;
   },
 
-  /**
-   * Number of `getStatCampaigns` rows matching the filter: the campaigns, plus those with statistics not
-   * attributed to a product in the range (an overlap test of their days with statistics, P151; none with
-   * `productExternalId`).
-   */
+  /** Number of `getStatCampaigns` rows matching the filter (`statRowCount`). */
   async statCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
-    const unallocated =
-      filter.productExternalId === undefined
-        ? sql`+ count(*) filter (where counted.unallocated_days && ${dayRangeValue(filter)})`
-        : sql``;
-    const row = await db
-      .selectFrom('campaign')
-      .leftJoin('campaign_statistic_days as counted', 'counted.campaign_id', 'campaign.id')
-      .select(sql<number>`(count(*) ${unallocated})::int`.as('total'))
-      .where((eb) => selectionConditions(eb, filter))
-      .executeTakeFirstOrThrow();
+    const row = await statRowCount(db, filter).executeTakeFirstOrThrow();
     return row.total;
   },
 

@@ -125,15 +125,16 @@ export class CampaignStatisticsService {
 
   /**
    * `getStatCampaigns`: a page of statistics rows (P111): `CAMPAIGN` rows and, for campaigns with statistics not
-   * attributed to a product, `UNALLOCATED` rows; `total` with `count=true`.
+   * attributed to a product, `UNALLOCATED` rows; `total` with `count=true`, counted by the page's statement.
    * @throws AppError of the access checks (spec §7), `error_validation` for a malformed filter
    */
   async statCampaigns(principal: Principal, query: CampaignFilterQuery): Promise<FindResponseStatCampaign> {
     const filter = await this.resolve(principal, query);
-    const [rows, total] = await Promise.all([
-      statisticsRepository.statPage(this.db, filter),
-      filter.count ? statisticsRepository.statCount(this.db, filter) : undefined,
-    ]);
+    const rows = await statisticsRepository.statPage(this.db, filter);
+    // the page's rows carry the count; a page past the end has none to carry it
+    const total = !filter.count
+      ? undefined
+      : (rows[0]?.total ?? (await statisticsRepository.statCount(this.db, filter)));
     return { rows: rows.map(presentStatCampaign), page: filter.page, ...(total !== undefined && { total }) };
   }
 
