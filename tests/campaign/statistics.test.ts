@@ -440,10 +440,14 @@ describe('getCampaigns', () => {
       nms: '111,222',
       externalProductId: 111,
     });
+    // The rows carry the count (P154); a page past the end has none, and is counted all the same.
+    const beyond = (await get('getCampaigns', { count: true, limit: 3, page: 5 })).json<Page<Campaign>>();
+    expect(beyond).toEqual({ rows: [], page: 5, total: 4 });
     const byExpenses = (
-      await get('getCampaigns', { ...MARCH, sortBy: 'EXPENSES', isStatCampaign: true })
+      await get('getCampaigns', { ...MARCH, sortBy: 'EXPENSES', isStatCampaign: true, count: true })
     ).json<Page<Campaign>>();
     expect(byExpenses.rows.map((row) => row.id)).toEqual([ids.alpha, ids.gamma, ids.delta]);
+    expect(byExpenses.total).toBe(3);
     const paused = (await get('getCampaigns', { campaignStatus: 'PAUSED' })).json<Page<Campaign>>();
     expect(paused.rows.map((row) => row.id)).toEqual([ids.beta]);
   });

@@ -317,6 +317,14 @@ function statRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter) {
     .where((eb) => selectionConditions(eb, filter));
 }
 
+/** `select total`: the number of campaigns `getCampaigns` lists for the filter. */
+function campaignRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter) {
+  return db
+    .selectFrom('campaign')
+    .select(sql<number>`count(*)::int`.as('total'))
+    .where((eb) => selectionConditions(eb, filter));
+}
+
 /** Statistics reads of one client (the filter carries the client scope). */
 export const statisticsRepository = {
   /** The first of `organizationIds` that is not an organization of the client, if any (D2.5). */
@@ -408,38 +416,38 @@ export const statisticsRepository = {
   /**
    * One page of campaigns (`getCampaigns`): sorted by a campaign column, or by the campaign's whole statistics
    * over the range for a statistics `sortBy`; `isStatCampaign` keeps campaigns with statistics rows in the range.
+   * With `count` each row carries the number of campaigns listed (`campaignCount`).
    */
   async campaignPage(
     db: Kysely<DB>,
     filter: ResolvedCampaignFilter,
-  ): Promise<Array<Selectable<CampaignTable>>> {
+  ): Promise<Array<Selectable<CampaignTable> & { total: number | null }>> {
+    // with `count`, on every row: one statement per page (P154)
+    const total = filter.count ? sql<number | null>`(${campaignRowCount(db, filter)})` : sql<null>`null`;
     if (!sortsByStatistics(filter.sortBy)) {
       const direction = filter.ascending ? 'asc' : 'desc';
       const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
       let query = db
         .selectFrom('campaign')
         .selectAll('campaign')
+        .select(total.as('total'))
         .where((eb) => selectionConditions(eb, filter));
       if (column !== undefined) query = query.orderBy(`campaign.${column}`, direction);
       return query.orderBy('campaign.id', direction).limit(filter.limit).offset(filter.offset).execute();
     }
-    const result = await sql<Selectable<CampaignTable>>`
+    const result = await sql<Selectable<CampaignTable> & { total: number | null }>`
       with sums as (${sumsRelation(filter, matchingCampaigns(db, filter))}),
       whole as (select sums.campaign_id, ${METRICS.whole} from sums),
       row as (select whole.*, ${derivedValues} from whole)
-      select campaign.* from row join campaign on campaign.id = row.campaign_id
+      select campaign.*, ${total} as total from row join campaign on campaign.id = row.campaign_id
       order by ${orderBy(filter, false)}
       limit ${filter.limit} offset ${filter.offset}`.execute(db);
     return result.rows;
   },
 
-  /** Number of campaigns `getCampaigns` would list. */
+  /** Number of campaigns `getCampaigns` would list (`campaignRowCount`). */
   async campaignCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
-    const row = await db
-      .selectFrom('campaign')
-      .select(sql<number>`count(*)::int`.as('total'))
-      .where((eb) => selectionConditions(eb, filter))
-      .executeTakeFirstOrThrow();
+    const row = await campaignRowCount(db, filter).executeTakeFirstOrThrow();
     return row.total;
   },
 };

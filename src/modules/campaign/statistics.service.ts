@@ -90,6 +90,19 @@ function top(
     }));
 }
 
+/**
+ * A page's `total` with `count` (D4.2), else undefined: carried by the page's rows (P154); a page past the end has
+ * none to carry it, and then `count` counts alone.
+ */
+async function totalOf(
+  filter: ResolvedCampaignFilter,
+  rows: ReadonlyArray<{ total: number | null }>,
+  count: () => Promise<number>,
+): Promise<number | undefined> {
+  if (!filter.count) return undefined;
+  return rows[0]?.total ?? (await count());
+}
+
 /** Statistics reads over one database. */
 export class CampaignStatisticsService {
   constructor(
@@ -131,10 +144,7 @@ export class CampaignStatisticsService {
   async statCampaigns(principal: Principal, query: CampaignFilterQuery): Promise<FindResponseStatCampaign> {
     const filter = await this.resolve(principal, query);
     const rows = await statisticsRepository.statPage(this.db, filter);
-    // the page's rows carry the count; a page past the end has none to carry it
-    const total = !filter.count
-      ? undefined
-      : (rows[0]?.total ?? (await statisticsRepository.statCount(this.db, filter)));
+    const total = await totalOf(filter, rows, () => statisticsRepository.statCount(this.db, filter));
     return { rows: rows.map(presentStatCampaign), page: filter.page, ...(total !== undefined && { total }) };
   }
 
@@ -169,10 +179,8 @@ export class CampaignStatisticsService {
    */
   async campaigns(principal: Principal, query: CampaignFilterQuery): Promise<CampaignPage> {
     const filter = await this.resolve(principal, query, MARKET1_SERVICE);
-    const [rows, total] = await Promise.all([
-      statisticsRepository.campaignPage(this.db, filter),
-      filter.count ? statisticsRepository.campaignCount(this.db, filter) : undefined,
-    ]);
+    const rows = await statisticsRepository.campaignPage(this.db, filter);
+    const total = await totalOf(filter, rows, () => statisticsRepository.campaignCount(this.db, filter));
     return {
       rows: rows.map((row) => presentCampaign(row)),
       page: filter.page,
