@@ -301,27 +301,20 @@ function orderBy(filter: ResolvedCampaignFilter, withRowType: boolean): RawBuild
 }
 
 /**
- * `select total`: the number of `getStatCampaigns` rows matching the filter: the campaigns, plus those with
- * statistics not attributed to a product in the range (an overlap test of their days with statistics, P151; none
- * with `productExternalId`).
+ * `select total`: the number of campaigns matching the filter (`getCampaigns`' rows) or, with `unallocatedRows`,
+ * of `getStatCampaigns` rows: those campaigns plus the ones with statistics not attributed to a product in the
+ * range (an overlap test of their days with statistics, P151; none with `productExternalId`).
  */
-function statRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter) {
+function matchingRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter, unallocatedRows: boolean) {
   const unallocated =
-    filter.productExternalId === undefined
+    unallocatedRows && filter.productExternalId === undefined
       ? sql`+ count(*) filter (where counted.unallocated_days && ${dayRangeValue(filter)})`
       : sql``;
+  // PostgreSQL drops the join when the count does not use it (one row per campaign at most)
   return db
     .selectFrom('campaign')
     .leftJoin('campaign_statistic_days as counted', 'counted.campaign_id', 'campaign.id')
     .select(sql<number>`(count(*) ${unallocated})::int`.as('total'))
-    .where((eb) => selectionConditions(eb, filter));
-}
-
-/** `select total`: the number of campaigns `getCampaigns` lists for the filter. */
-function campaignRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter) {
-  return db
-    .selectFrom('campaign')
-    .select(sql<number>`count(*)::int`.as('total'))
     .where((eb) => selectionConditions(eb, filter));
 }
 
@@ -353,7 +346,7 @@ export const statisticsRepository = {
    */
   async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatCampaignRow[]> {
     // with `count`, on every row: one statement and one connection per page (an empty page has no row to carry it)
-    const total = filter.count ? sql`(${statRowCount(db, filter)}) as total` : sql`null as total`;
+    const total = filter.count ? sql`(${matchingRowCount(db, filter, true)}) as total` : sql`null as total`;
     const part = (side: Side, rowType: StatRowType, position: RawBuilder<unknown>) => sql`
       select sums.campaign_id, ${rowType}::text as row_type, ${position} as position, ${METRICS[side]}
       from sums`;
@@ -392,9 +385,9 @@ export const statisticsRepository = {
     return result.rows;
   },
 
-  /** Number of `getStatCampaigns` rows matching the filter (`statRowCount`). */
+  /** Number of `getStatCampaigns` rows matching the filter (`matchingRowCount`). */
   async statCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
-    const row = await statRowCount(db, filter).executeTakeFirstOrThrow();
+    const row = await matchingRowCount(db, filter, true).executeTakeFirstOrThrow();
     return row.total;
   },
 
@@ -423,7 +416,9 @@ export const statisticsRepository = {
     filter: ResolvedCampaignFilter,
   ): Promise<Array<Selectable<CampaignTable> & { total: number | null }>> {
     // with `count`, on every row: one statement per page (P154)
-    const total = filter.count ? sql<number | null>`(${campaignRowCount(db, filter)})` : sql<null>`null`;
+    const total = filter.count
+      ? sql<number | null>`(${matchingRowCount(db, filter, false)})`
+      : sql<null>`null`;
     if (!sortsByStatistics(filter.sortBy)) {
       const direction = filter.ascending ? 'asc' : 'desc';
       const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
@@ -445,9 +440,9 @@ export const statisticsRepository = {
     return result.rows;
   },
 
-  /** Number of campaigns `getCampaigns` would list (`campaignRowCount`). */
+  /** Number of campaigns `getCampaigns` would list (`matchingRowCount`). */
   async campaignCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
-    const row = await campaignRowCount(db, filter).executeTakeFirstOrThrow();
+    const row = await matchingRowCount(db, filter, false).executeTakeFirstOrThrow();
     return row.total;
   },
 };
