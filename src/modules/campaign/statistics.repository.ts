@@ -132,12 +132,7 @@ function matchingCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter) {
  * campaigns: only those are read, and the statistics of only those on the page are then looked up.
  */
 function pageCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter): RawBuilder<unknown> {
-  const direction = filter.ascending ? sql`asc` : sql`desc`;
-  const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
-  const keys = sql.join([
-    ...(column === undefined ? [] : [sql`${sql.ref(`campaign.${column}`)} ${direction}`]),
-    sql`campaign.id ${direction}`,
-  ]);
+  const keys = campaignOrder(filter);
   const rowCount =
     filter.productExternalId === undefined
       ? sql<number>`(1 + coalesce(page_days.unallocated_days && ${dayRangeValue(filter)}, false)::int)`
@@ -273,6 +268,19 @@ const CAMPAIGN_SORT_COLUMNS: Partial<Record<CampaignSortField, keyof CampaignTab
   STATUS: 'status',
 };
 
+/**
+ * The keys of a campaign order on `campaign` (D4.4): the `sortBy` column when it is one of the campaign's, then
+ * the campaign id, both in the filter's direction.
+ */
+function campaignOrder(filter: ResolvedCampaignFilter): RawBuilder<unknown> {
+  const direction = filter.ascending ? sql`asc` : sql`desc`;
+  const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
+  return sql.join([
+    ...(column === undefined ? [] : [sql`${sql.ref(`campaign.${column}`)} ${direction}`]),
+    sql`campaign.id ${direction}`,
+  ]);
+}
+
 /** Column of a page's rows of each statistics `sortBy`. */
 const STATISTIC_SORT_COLUMNS: Partial<Record<CampaignSortField, string>> = {
   VIEWS: 'views',
@@ -318,6 +326,18 @@ function matchingRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter, unallo
     .where((eb) => selectionConditions(eb, filter));
 }
 
+/**
+ * The `total` column of a page (P154): with `count`, `matchingRowCount` as a scalar subquery on every row, so the
+ * page's one statement (and one connection) counts too; else null. An empty page has no row to carry it.
+ */
+function pageTotal(
+  db: Kysely<DB>,
+  filter: ResolvedCampaignFilter,
+  unallocatedRows: boolean,
+): RawBuilder<number | null> {
+  return filter.count ? sql<number>`(${matchingRowCount(db, filter, unallocatedRows)})` : sql<null>`null`;
+}
+
 /** Statistics reads of one client (the filter carries the client scope). */
 export const statisticsRepository = {
   /** The first of `organizationIds` that is not an organization of the client, if any (D2.5). */
@@ -345,8 +365,7 @@ export const statisticsRepository = {
    * With `count` each row carries the number of rows matching the filter (`statCount`).
    */
   async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatCampaignRow[]> {
-    // with `count`, on every row: one statement and one connection per page (an empty page has no row to carry it)
-    const total = filter.count ? sql`(${matchingRowCount(db, filter, true)}) as total` : sql`null as total`;
+    const total = pageTotal(db, filter, true);
     const part = (side: Side, rowType: StatRowType, position: RawBuilder<unknown>) => sql`
       select sums.campaign_id, ${rowType}::text as row_type, ${position} as position, ${METRICS[side]}
       from sums`;
@@ -366,7 +385,7 @@ export const statisticsRepository = {
           ${part('allocated', 'CAMPAIGN', sql`0`)}
           union all
           ${part('unallocated', 'UNALLOCATED', sql`0`)} where sums.unallocated_rows > 0`)}
-        select row.*, ${total} from row
+        select row.*, ${total} as total from row
         order by ${orderBy(filter, true)}
         limit ${filter.limit} offset ${filter.offset}`.execute(db);
       return result.rows;
@@ -379,7 +398,7 @@ export const statisticsRepository = {
         union all
         ${part('unallocated', 'UNALLOCATED', sql`page.position + 1`)} join page on page.id = sums.campaign_id
         where page.row_count = 2`)}
-      select row.*, ${total} from row
+      select row.*, ${total} as total from row
       where row.position >= ${filter.offset} and row.position < ${filter.offset + filter.limit}
       order by row.position`.execute(db);
     return result.rows;
@@ -415,20 +434,17 @@ export const statisticsRepository = {
     db: Kysely<DB>,
     filter: ResolvedCampaignFilter,
   ): Promise<Array<Selectable<CampaignTable> & { total: number | null }>> {
-    // with `count`, on every row: one statement per page (P154)
-    const total = filter.count
-      ? sql<number | null>`(${matchingRowCount(db, filter, false)})`
-      : sql<null>`null`;
+    const total = pageTotal(db, filter, false);
     if (!sortsByStatistics(filter.sortBy)) {
-      const direction = filter.ascending ? 'asc' : 'desc';
-      const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
-      let query = db
+      return db
         .selectFrom('campaign')
         .selectAll('campaign')
         .select(total.as('total'))
-        .where((eb) => selectionConditions(eb, filter));
-      if (column !== undefined) query = query.orderBy(`campaign.${column}`, direction);
-      return query.orderBy('campaign.id', direction).limit(filter.limit).offset(filter.offset).execute();
+        .where((eb) => selectionConditions(eb, filter))
+        .orderBy(campaignOrder(filter))
+        .limit(filter.limit)
+        .offset(filter.offset)
+        .execute();
     }
     const result = await sql<Selectable<CampaignTable> & { total: number | null }>`
       with sums as (${sumsRelation(filter, matchingCampaigns(db, filter))}),

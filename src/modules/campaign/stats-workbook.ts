@@ -210,9 +210,10 @@ export class StatsWorkbookWriter {
    * Resolves once the statistics sheet's zip entry has taken the XML written so far (P150) and the output stream
    * has room again; call it between batches of rows. exceljs writes the sheet into archiver's entry stream
    * without heeding its backpressure, and the compression only advances while the event loop is free: without
-   * this wait the uncompressed XML of every row queued there until the end (≈ 65 MiB for 100,000 rows). Reads exceljs's (`WorksheetWriter.stream.pipes`)
-   * and archiver's (`_writableState.needDrain`) internals of the versions in the lockfile; where they differ it
-   * does not wait, and `tests/campaign/stats-workbook.test.ts` fails.
+   * this wait the uncompressed XML of every row queued there until the end (≈ 65 MiB for 100,000 rows). Reads
+   * exceljs's (`WorksheetWriter.stream.pipes`) and archiver's (`_writableState.needDrain`) internals of the
+   * versions in the lockfile; where they differ it does not wait, and `tests/campaign/stats-workbook.test.ts`
+   * fails.
    */
   async drained(): Promise<void> {
     const sheetStream = (this.sheet as unknown as { stream?: { pipes?: unknown[] } }).stream;
