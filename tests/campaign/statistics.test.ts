@@ -5,10 +5,15 @@
  * spec §7 and tenancy. Data is written with the statistics fixture (our real database).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Value } from 'typebox/value';
 import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { expectError, expectValidation, send, MISSING_ID } from '../helpers/http.ts';
-import type { CampaignTotalStats, StatCampaign } from '../../src/modules/campaign/statistics.schemas.ts';
+import {
+  FindResponseStatCampaign,
+  type CampaignTotalStats,
+  type StatCampaign,
+} from '../../src/modules/campaign/statistics.schemas.ts';
 import type { Campaign } from '../../src/modules/campaign/schemas.ts';
 import { CAMPAIGN_SORT_FIELDS } from '../../src/modules/campaign/filter.ts';
 import { refreshCampaignTotals } from '../../src/modules/campaign/statistic-totals.ts';
@@ -205,6 +210,25 @@ describe('getStatCampaigns: values', () => {
       createDate: '2026-01-07T10:00:00.250Z',
       categoryName: null,
     });
+  });
+
+  it('answers JSON of its response schema, decimals written as a JavaScript client writes them (P155)', async () => {
+    for (const query of [
+      { ...MARCH, count: true },
+      { ...MARCH, sortBy: 'EXPENSES' },
+      { ...MARCH, productExternalId: 111 },
+      { ...MARCH, page: 9, count: true },
+    ]) {
+      const response = await get('getStatCampaigns', query);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body: unknown = response.json();
+      expect([...Value.Errors(FindResponseStatCampaign, body)], JSON.stringify(query)).toEqual([]);
+    }
+    const text = (await get('getStatCampaigns', MARCH)).body;
+    const alpha = text.slice(text.indexOf(`"uniqueId":"CAMPAIGN:${ids.alpha}"`));
+    expect(alpha).toMatch(/^[^}]*"expenses":270\.5,[^}]*"ordersAmount":4500,[^}]*"cps":90\.17}/);
+    expect(text).not.toMatch(/":-?\d+\.(\d0|0)[,}]/);
   });
 
   it('answers 0 for a zero denominator and rounds half away from zero', async () => {

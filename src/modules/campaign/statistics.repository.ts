@@ -58,9 +58,9 @@ export interface StatCampaignOwner {
   organization_name: string;
 }
 
-/** One row of `getStatCampaigns`; `total` the page's `total` with `count` (else null). */
-export interface StatCampaignRow extends StatisticSums, StatCampaignOwner {
-  row_type: StatRowType;
+/** A page of `getStatCampaigns`: its rows as a JSON array of `StatCampaign`, and with `count` its `total`. */
+export interface StatPage {
+  rows: string;
   total: number | null;
 }
 
@@ -257,6 +257,26 @@ const ownerColumns = sql.raw(`
   campaign.status, campaign.category_name, ${isoTime('create_date')}, ${isoTime('start_date')},
   ${isoTime('end_date')}, campaign.client_id, campaign.organization_id, organization.name as organization_name`);
 
+/**
+ * `stat_campaign`: a page row aliased `row` under the names of a `StatCampaign` (spec §2), whose JSON
+ * (`row_to_json`, as `json_agg` writes it) is the row of the page's answer (P155). Decimal values lose trailing
+ * zeros (`trim_scale`), so each is the number a JavaScript client reads and writes back (`12.5`, not `12.50`).
+ */
+const STAT_CAMPAIGN = sql.raw(`cross join lateral (
+  select row.row_type as "rowType", row.row_type || ':' || row.campaign_id as "uniqueId",
+    row.campaign_id as "campaignId", row.external_id as "externalId", row.name as "campaignName",
+    row.service as "service", row.type as "campaignType", row.category_name as "categoryName",
+    row.create_date as "createDate", row.start_date as "startDate", row.end_date as "endDate",
+    row.client_id as "clientId", row.organization_id as "organizationId",
+    row.organization_name as "organizationName", 'RUB' as "currency", row.views as "views",
+    row.clicks as "clicks", trim_scale(row.ratio_clicks_views) as "ratioClicksViews",
+    trim_scale(row.average_cost) as "averageCost", trim_scale(row.expenses) as "expenses",
+    row.quantity_add_cart as "quantityAddCart", row.quantity_orders as "quantityOrders",
+    trim_scale(row.ratio_orders_of_visits) as "ratioOrdersOfVisits",
+    row.quantity_product_orders as "quantityProductOrders", trim_scale(row.orders_amount) as "ordersAmount",
+    trim_scale(row.drr) as "drr", trim_scale(row.cps) as "cps"
+) as stat_campaign`);
+
 /** Column of `campaign` (and of a page's rows) of each `sortBy` on the campaign itself. */
 const CAMPAIGN_SORT_COLUMNS: Partial<Record<CampaignSortField, keyof CampaignTable>> = {
   EXTERNALID: 'external_id',
@@ -327,8 +347,9 @@ function matchingRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter, unallo
 }
 
 /**
- * The `total` column of a page (P154): with `count`, `matchingRowCount` as a scalar subquery on every row, so the
- * page's one statement (and one connection) counts too; else null. An empty page has no row to carry it.
+ * The `total` column of a page (P154): with `count`, `matchingRowCount` as a scalar subquery (evaluated once), so
+ * the page's one statement (and one connection) counts too; else null. An empty `getCampaigns` page has no row to
+ * carry it; `getStatCampaigns` answers one aggregated row whatever the page (P155).
  */
 function pageTotal(
   db: Kysely<DB>,
@@ -362,9 +383,10 @@ export const statisticsRepository = {
    * when the campaign has statistics not attributed to a product in the range, an `UNALLOCATED` row (P111).
    * With `isStatCampaign` only campaigns with statistics rows in the range. In a campaign order only the
    * statistics of the page's campaigns are read (P153); a statistics order reads every matching campaign's.
-   * With `count` each row carries the number of rows matching the filter (`statCount`).
+   * The rows come as one JSON array of `StatCampaign` built by PostgreSQL (P155); with `count`, `total` is
+   * `matchingRowCount` (an empty page counts too), else null.
    */
-  async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatCampaignRow[]> {
+  async statPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<StatPage> {
     const total = pageTotal(db, filter, true);
     const part = (side: Side, rowType: StatRowType, position: RawBuilder<unknown>) => sql`
       select sums.campaign_id, ${rowType}::text as row_type, ${position} as position, ${METRICS[side]}
@@ -379,18 +401,23 @@ export const statisticsRepository = {
         join organization on organization.id = campaign.organization_id
       )`;
     if (sortsByStatistics(filter.sortBy)) {
-      const result = await sql<StatCampaignRow>`
+      const keys = orderBy(filter, true);
+      const result = await sql<StatPage>`
         with sums as materialized (${sumsRelation(filter, matchingCampaigns(db, filter))}),
         ${rows(sql`
           ${part('allocated', 'CAMPAIGN', sql`0`)}
           union all
           ${part('unallocated', 'UNALLOCATED', sql`0`)} where sums.unallocated_rows > 0`)}
-        select row.*, ${total} as total from row
-        order by ${orderBy(filter, true)}
-        limit ${filter.limit} offset ${filter.offset}`.execute(db);
-      return result.rows;
+        select coalesce(json_agg(stat_campaign order by row.ordinal), '[]')::text as rows, ${total} as total
+        from (
+          select row.*, row_number() over (order by ${keys}) as ordinal from row
+          order by ${keys}
+          limit ${filter.limit} offset ${filter.offset}
+        ) as row
+        ${STAT_CAMPAIGN}`.execute(db);
+      return result.rows[0] as StatPage;
     }
-    const result = await sql<StatCampaignRow>`
+    const result = await sql<StatPage>`
       with page as materialized (${pageCampaigns(db, filter)}),
       sums as materialized (${sumsRelation(filter, sql`select page.id from page`)}),
       ${rows(sql`
@@ -398,16 +425,11 @@ export const statisticsRepository = {
         union all
         ${part('unallocated', 'UNALLOCATED', sql`page.position + 1`)} join page on page.id = sums.campaign_id
         where page.row_count = 2`)}
-      select row.*, ${total} as total from row
-      where row.position >= ${filter.offset} and row.position < ${filter.offset + filter.limit}
-      order by row.position`.execute(db);
-    return result.rows;
-  },
-
-  /** Number of `getStatCampaigns` rows matching the filter (`matchingRowCount`). */
-  async statCount(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<number> {
-    const row = await matchingRowCount(db, filter, true).executeTakeFirstOrThrow();
-    return row.total;
+      select coalesce(json_agg(stat_campaign order by row.position), '[]')::text as rows, ${total} as total
+      from row
+      ${STAT_CAMPAIGN}
+      where row.position >= ${filter.offset} and row.position < ${filter.offset + filter.limit}`.execute(db);
+    return result.rows[0] as StatPage;
   },
 
   /** Every matching campaign with statistics rows in the range, with its whole statistics (both row types). */

@@ -29,7 +29,11 @@ export const statisticsRoutes =
           response: { 200: FindResponseStatCampaign, ...errorResponses },
         },
       },
-      (request) => statistics.statCampaigns(request.principal, request.query),
+      // The page is JSON text already (P155): sent as it is, the response schema documents it
+      async (request, reply) =>
+        reply
+          .type('application/json; charset=utf-8')
+          .send(await statistics.statCampaigns(request.principal, request.query)),
     );
 
     app.get(

@@ -11,19 +11,8 @@ import { resolveCampaignFilter, type CampaignFilterQuery, type ResolvedCampaignF
 import { MARKET1_SERVICE, type Market1Access } from './market1-access.ts';
 import { presentCampaign } from './presenter.ts';
 import type { Campaign } from './schemas.ts';
-import {
-  statisticsRepository,
-  type CampaignTotalRow,
-  type StatCampaignRow,
-  type StatisticSums,
-} from './statistics.repository.ts';
-import type {
-  CampaignStat,
-  CampaignTotalStats,
-  FindResponseStatCampaign,
-  StatCampaign,
-  TotalStatCampaignsQuery,
-} from './statistics.schemas.ts';
+import { statisticsRepository, type CampaignTotalRow, type StatisticSums } from './statistics.repository.ts';
+import type { CampaignStat, CampaignTotalStats, TotalStatCampaignsQuery } from './statistics.schemas.ts';
 
 /** A page of campaigns (D4.2). */
 export interface CampaignPage {
@@ -50,28 +39,6 @@ function presentSums(row: StatisticSums) {
   };
 }
 
-/** The API shape of one statistics row (spec §2 StatCampaign). */
-function presentStatCampaign(row: StatCampaignRow): StatCampaign {
-  return {
-    rowType: row.row_type,
-    uniqueId: `${row.row_type}:${row.campaign_id}`,
-    campaignId: row.campaign_id,
-    externalId: row.external_id,
-    campaignName: row.name,
-    service: row.service,
-    campaignType: row.type,
-    categoryName: row.category_name,
-    createDate: row.create_date,
-    startDate: row.start_date,
-    endDate: row.end_date,
-    clientId: row.client_id,
-    organizationId: row.organization_id,
-    organizationName: row.organization_name,
-    currency: 'RUB',
-    ...presentSums(row),
-  };
-}
-
 /** The top `topN` campaigns by `value`, highest first, ties by campaign id descending (D4.4). */
 function top(
   rows: CampaignTotalRow[],
@@ -88,19 +55,6 @@ function top(
       organizationId: row.organization_id,
       organizationName: row.organization_name,
     }));
-}
-
-/**
- * A page's `total` with `count` (D4.2), else undefined: carried by the page's rows (P154); a page past the end has
- * none to carry it, and then `count` counts alone.
- */
-async function totalOf(
-  filter: ResolvedCampaignFilter,
-  rows: ReadonlyArray<{ total: number | null }>,
-  count: () => Promise<number>,
-): Promise<number | undefined> {
-  if (!filter.count) return undefined;
-  return rows[0]?.total ?? (await count());
 }
 
 /** Statistics reads over one database. */
@@ -139,13 +93,14 @@ export class CampaignStatisticsService {
   /**
    * `getStatCampaigns`: a page of statistics rows (P111): `CAMPAIGN` rows and, for campaigns with statistics not
    * attributed to a product, `UNALLOCATED` rows; `total` with `count=true`, counted by the page's statement.
+   * @returns the page (spec §2 FindResponseStatCampaign) as JSON text, its rows built by PostgreSQL (P155)
    * @throws AppError of the access checks (spec §7), `error_validation` for a malformed filter
    */
-  async statCampaigns(principal: Principal, query: CampaignFilterQuery): Promise<FindResponseStatCampaign> {
+  async statCampaigns(principal: Principal, query: CampaignFilterQuery): Promise<string> {
     const filter = await this.resolve(principal, query);
-    const rows = await statisticsRepository.statPage(this.db, filter);
-    const total = await totalOf(filter, rows, () => statisticsRepository.statCount(this.db, filter));
-    return { rows: rows.map(presentStatCampaign), page: filter.page, ...(total !== undefined && { total }) };
+    const page = await statisticsRepository.statPage(this.db, filter);
+    const total = filter.count ? `,"total":${page.total}` : '';
+    return `{"rows":${page.rows},"page":${filter.page}${total}}`;
   }
 
   /**
@@ -180,7 +135,10 @@ export class CampaignStatisticsService {
   async campaigns(principal: Principal, query: CampaignFilterQuery): Promise<CampaignPage> {
     const filter = await this.resolve(principal, query, MARKET1_SERVICE);
     const rows = await statisticsRepository.campaignPage(this.db, filter);
-    const total = await totalOf(filter, rows, () => statisticsRepository.campaignCount(this.db, filter));
+    // `total` is carried by the page's rows (P154); a page past the end has none to carry it, and counts alone
+    const total = filter.count
+      ? (rows[0]?.total ?? (await statisticsRepository.campaignCount(this.db, filter)))
+      : undefined;
     return {
       rows: rows.map((row) => presentCampaign(row)),
       page: filter.page,
