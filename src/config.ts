@@ -2,6 +2,7 @@
  * Service settings, read once from the environment (decision D12.3).
  * Every setting has a default that runs the service on the embedded database.
  */
+import os from 'node:os';
 import path from 'node:path';
 
 /** Resolved settings of one service process. */
@@ -65,6 +66,12 @@ export interface Config {
   bodyLimitBytes: number;
   /** Size of the PostgreSQL connection pool (`DATABASE_POOL_SIZE`, default 10). */
   databasePoolSize: number;
+  /**
+   * How many statements of the campaign statistics reads (`getStatCampaigns`, `getTotalStatCampaigns`,
+   * `getCampaigns`) run at once in this process (`STATISTICS_CONCURRENCY`, at least 1; default twice the number
+   * of CPUs, PostgreSQL's rule of thumb for busy connections); the others wait their turn in arrival order (P156).
+   */
+  statisticsConcurrency: number;
   /**
    * Time limit of one HTTP exchange with a cash-register provider, in ms (`CASH_REGISTER_TIMEOUT_MS`, default
    * 10000). A request that gets no answer in time leaves the receipt as it is, to be refreshed (P75).
@@ -194,6 +201,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
+    statisticsConcurrency: Math.max(
+      1,
+      integer('STATISTICS_CONCURRENCY', env.STATISTICS_CONCURRENCY, 2 * os.availableParallelism()),
+    ),
     cashRegisterTimeoutMs: Math.max(
       1,
       integer('CASH_REGISTER_TIMEOUT_MS', env.CASH_REGISTER_TIMEOUT_MS, 10_000),

@@ -1,9 +1,10 @@
 /**
  * The statistics part of the campaign group (spec §4.6 getStatCampaigns, getTotalStatCampaigns, getCampaigns;
  * D4, D10.4; P110–P114): every operation first passes `Market1Access.check` (service, organization, subscription;
- * spec §7), then reads the caller's client's data only.
+ * spec §7), then reads the caller's client's data only, with at most `concurrency` statements at once (P156).
  */
 import type { Kysely } from 'kysely';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError } from '../../http/errors.ts';
@@ -59,10 +60,17 @@ function top(
 
 /** Statistics reads over one database. */
 export class CampaignStatisticsService {
+  /** Runs the reads' statements, `concurrency` at a time, the others in arrival order (P156). */
+  private readonly limit: LimitFunction;
+
+  /** @param concurrency statements run at once (`STATISTICS_CONCURRENCY`), at least 1 */
   constructor(
     private readonly db: Kysely<DB>,
     private readonly access: Market1Access,
-  ) {}
+    concurrency: number,
+  ) {
+    this.limit = pLimit(concurrency);
+  }
 
   /**
    * Checks access (spec §7) and resolves the filter: the organizations are `organizationId` and every id of
@@ -98,7 +106,7 @@ export class CampaignStatisticsService {
    */
   async statCampaigns(principal: Principal, query: CampaignFilterQuery): Promise<string> {
     const filter = await this.resolve(principal, query);
-    const page = await statisticsRepository.statPage(this.db, filter);
+    const page = await this.limit(() => statisticsRepository.statPage(this.db, filter));
     const total = filter.count ? `,"total":${page.total}` : '';
     return `{"rows":${page.rows},"page":${filter.page}${total}}`;
   }
@@ -114,7 +122,7 @@ export class CampaignStatisticsService {
     query: TotalStatCampaignsQuery,
   ): Promise<CampaignTotalStats> {
     const filter = await this.resolve(principal, query);
-    const rows = await statisticsRepository.campaignTotals(this.db, filter);
+    const rows = await this.limit(() => statisticsRepository.campaignTotals(this.db, filter));
     const sums = new Map(rows.map((row) => [row, presentSums(row)]));
     const of = (key: 'clicks' | 'views' | 'expenses' | 'averageCost') => (row: CampaignTotalRow) =>
       (sums.get(row) as ReturnType<typeof presentSums>)[key];
@@ -134,11 +142,14 @@ export class CampaignStatisticsService {
    */
   async campaigns(principal: Principal, query: CampaignFilterQuery): Promise<CampaignPage> {
     const filter = await this.resolve(principal, query, MARKET1_SERVICE);
-    const rows = await statisticsRepository.campaignPage(this.db, filter);
-    // `total` is carried by the page's rows (P154); a page past the end has none to carry it, and counts alone
-    const total = filter.count
-      ? (rows[0]?.total ?? (await statisticsRepository.campaignCount(this.db, filter)))
-      : undefined;
+    const { rows, total } = await this.limit(async () => {
+      const rows = await statisticsRepository.campaignPage(this.db, filter);
+      // `total` is carried by the page's rows (P154); a page past the end has none to carry it, and counts alone
+      const total = filter.count
+        ? (rows[0]?.total ?? (await statisticsRepository.campaignCount(this.db, filter)))
+        : undefined;
+      return { rows, total };
+    });
     return {
       rows: rows.map((row) => presentCampaign(row)),
       page: filter.page,
