@@ -11,10 +11,14 @@ import { createGroups, startGroupWorkers } from './modules/index.ts';
 import { loadDictionary, sampleDictionary } from './modules/catalog/dictionary.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
-import { startMissingSandboxes, type SandboxServer } from './connectors/sandboxes.ts';
+import {
+  PROVIDER_URL_VARIABLES,
+  SANDBOXES,
+  startMissingSandboxes,
+  type SandboxServer,
+} from './connectors/sandboxes.ts';
 import { AccountService } from './modules/accounts/service.ts';
 import { providerASandbox } from './connectors/cash-register/provider-a/sandbox.ts';
-import { SANDBOX_PASSWORD } from './connectors/cash-register/sandbox-kit.ts';
 import { market1Sandbox } from './connectors/market1/sandbox.ts';
 
 /** The demo organization's Market1 API key on the sandbox (any key is an account of its own there, P96). */
@@ -66,6 +70,7 @@ export async function startService(givenConfig: Config): Promise<RunningService>
   const closeSandboxes = () => Promise.all(sandboxes.map((server) => server.close()));
   try {
     if (embedded) ({ config, servers: sandboxes } = await startMissingSandboxes(config));
+    if (sandboxes.length > 0) printSandboxes(sandboxes);
     runtime = await openRuntime(config, databaseUrl);
     runtime.onClose(async () => void (await closeSandboxes()));
     if (config.seedDemo) {
@@ -80,7 +85,10 @@ export async function startService(givenConfig: Config): Promise<RunningService>
           await accounts.setCashRegister(demo.organizationId, {
             service: 'CASH_REGISTER_A',
             login: 'demo',
-            password: SANDBOX_PASSWORD,
+            password: 'demo',
+            email: 'receipts@example.com',
+            paymentAddress: 'https://shop.example.com',
+            taxationSystem: 'SIMPLIFIED_INCOME',
           });
         // ... and, when it serves the Market1 sandbox, a Market1 integration, so the campaign operations work
         // out of the box (P109); without baseUrl it follows MARKET1_API_URL, the sandbox's URL of this start.
@@ -118,6 +126,27 @@ export async function startService(givenConfig: Config): Promise<RunningService>
     await embedded?.stop();
     throw error;
   }
+}
+
+/**
+ * Prints the URLs of the sandboxes this process started: they live as long as the process, on ports chosen at
+ * start, and another instance of the service reaches the same ones only through these variables.
+ */
+function printSandboxes(servers: SandboxServer[]): void {
+  const lines = servers.map((server) => {
+    const definition = SANDBOXES.find((candidate) => candidate.name === server.name);
+    const variable = definition ? `  (${PROVIDER_URL_VARIABLES[definition.urlSetting]}=${server.url})` : '';
+    return `  ${server.name}: ${server.url}${variable}`;
+  });
+  process.stdout.write(
+    [
+      '',
+      'Sandboxes started by this process (loopback, in memory, gone when it stops; other instances need the',
+      "same ones: run `npm run sandbox` once and set these variables in every instance's environment):",
+      ...lines,
+      '',
+    ].join('\n') + '\n',
+  );
 }
 
 function printDemoCredentials(

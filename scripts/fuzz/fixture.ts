@@ -14,7 +14,6 @@
 import type { Runtime } from '../../src/runtime.ts';
 import { AccountService } from '../../src/modules/accounts/service.ts';
 import { loadDictionary, sampleDictionary } from '../../src/modules/catalog/dictionary.ts';
-import { SANDBOX_PASSWORD } from '../../src/connectors/cash-register/sandbox-kit.ts';
 import { EVENT_TYPES } from '../../src/events/outbox.ts';
 import { createAccount } from '../../tests/helpers/factories.ts';
 import { replaceBody, type ProductModel } from '../../tests/helpers/catalog.ts';
@@ -59,7 +58,11 @@ export async function createFuzzAccount(
   await accounts.setCashRegister(account.organizationId, {
     service: 'CASH_REGISTER_A',
     login: 'fuzz',
-    password: SANDBOX_PASSWORD,
+    password: 'fuzz',
+    inn: '7700000000',
+    email: 'receipts@example.com',
+    paymentAddress: 'https://shop.example.com',
+    taxationSystem: 'SIMPLIFIED_INCOME',
   });
   await accounts.setIntegration(account.organizationId, { service: 'SERVICE_01', apiKey: 'fuzz-api-key' });
   await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));

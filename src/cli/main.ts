@@ -18,6 +18,7 @@ import { AppError } from '../http/errors.ts';
 import { renderMessage } from '../http/error-catalog.ts';
 import { runUntilSignalled } from '../server.ts';
 import { PROVIDER_URL_VARIABLES, SANDBOXES, type SandboxServer } from '../connectors/sandboxes.ts';
+import { TAXATION_SYSTEMS, type TaxationSystem } from '../connectors/cash-register/connector.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -280,6 +281,17 @@ program
   .requiredOption('--password <password>', 'provider password')
   .option('--base-url <url>', 'provider address; default CASH_REGISTER_A_URL / _B_URL or the sandbox')
   .option('--group-code <code>', 'CASH_REGISTER_A: group of cash registers; default the login')
+  .option('--inn <inn>', "taxpayer number on receipts (10 or 12 digits); default the organization's")
+  .option(
+    '--email <email>',
+    'sender of the receipts, also the buyer contact sent (CASH_REGISTER_A: required)',
+  )
+  .option('--payment-address <address>', 'place of settlement, e.g. the shop URL (CASH_REGISTER_A: required)')
+  .addOption(
+    new Option('--taxation-system <system>', 'taxation system of the receipts (required)').choices(
+      TAXATION_SYSTEMS,
+    ),
+  )
   .action(
     accountCommand(
       (
@@ -291,6 +303,10 @@ program
           password: string;
           baseUrl?: string;
           groupCode?: string;
+          inn?: string;
+          email?: string;
+          paymentAddress?: string;
+          taxationSystem?: TaxationSystem;
         },
       ) => accounts.setCashRegister(id(options.organization), options),
     ),

@@ -5,6 +5,7 @@
  * columns arrive as exact decimal strings ("123.40"); timestamps as `Date` (UTC).
  */
 import type { ColumnType, Generated } from 'kysely';
+import type { TaxationSystem } from '../connectors/cash-register/connector.ts';
 
 /** A numeric(16,2) amount as an exact decimal string. Written as a string or number. */
 export type Money = ColumnType<string, string | number | undefined, string | number>;
@@ -70,6 +71,14 @@ export interface CashRegisterSettingTable {
   base_url: string | null;
   /** CASH_REGISTER_A's group of cash registers (migration 0008, P72); null = the login. */
   group_code: string | null;
+  /** The organization's taxpayer number on its receipts (migration 0020); null = not set yet. */
+  inn: string | null;
+  /** The sender's email on its receipts, also the buyer's contact we send (migration 0020). */
+  company_email: string | null;
+  /** The place of settlement on its receipts (migration 0020). */
+  payment_address: string | null;
+  /** The taxation system of its receipts (migration 0020). */
+  taxation_system: TaxationSystem | null;
   created_at: CreatedAt;
 }
 

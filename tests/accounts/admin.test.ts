@@ -1,6 +1,7 @@
 /** Admin API, tokens, authentication, roles and the error model (decisions D1, D2, D3). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
+import { createAccount } from '../helpers/factories.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -72,6 +73,48 @@ describe('admin API', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: 'error_validation', params: { field: 'name' } });
+  });
+
+  it("checks cash-register settings carry what the provider's receipts need, naming the missing field", async () => {
+    const account = await createAccount(t.runtime);
+    const save = (payload: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/admin/organizations/${account.organizationId}/cash-register`,
+        headers: admin,
+        payload: { service: 'CASH_REGISTER_A', login: 'shop', password: 'secret', ...payload },
+      });
+    const complete = {
+      inn: '7700000000',
+      email: 'receipts@example.com',
+      paymentAddress: 'https://shop.example.com',
+      taxationSystem: 'SIMPLIFIED_INCOME',
+    };
+    // The test organization has no INN, so the settings must name one.
+    for (const field of ['inn', 'email', 'paymentAddress', 'taxationSystem'] as const) {
+      const response = await save({ ...complete, [field]: null });
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.json()).toMatchObject({ error: 'error_validation', params: { field } });
+    }
+    for (const [field, value] of [
+      ['inn', '12345'],
+      ['email', 'not an email'],
+      ['taxationSystem', 'IMPUTED_INCOME'],
+    ] as const) {
+      const response = await save({ ...complete, [field]: value });
+      expect(response.json(), field).toMatchObject({ error: 'error_validation', params: { field } });
+    }
+    const saved = await save(complete);
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json()).toMatchObject({ ...complete, service: 'CASH_REGISTER_A', login: 'shop' });
+    // Provider B needs the INN and taxation system only.
+    const b = await save({ service: 'CASH_REGISTER_B', inn: '770000000012', taxationSystem: 'PATENT' });
+    expect(b.json()).toMatchObject({ inn: '770000000012', email: null, paymentAddress: null });
+    const noTaxation = await save({ service: 'CASH_REGISTER_B', inn: '770000000012' });
+    expect(noTaxation.json()).toMatchObject({
+      error: 'error_validation',
+      params: { field: 'taxationSystem' },
+    });
   });
 
   it('returns error_not_found for unknown ids', async () => {

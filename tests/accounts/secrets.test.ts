@@ -41,7 +41,15 @@ describe('secrets at rest', () => {
       method: 'POST',
       url: `/admin/organizations/${account.organizationId}/cash-register`,
       headers: admin,
-      payload: { service: 'CASH_REGISTER_A', login: 'shop-login', password: PASSWORD },
+      payload: {
+        service: 'CASH_REGISTER_A',
+        login: 'shop-login',
+        password: PASSWORD,
+        inn: '7700000000',
+        email: 'receipts@example.com',
+        paymentAddress: 'https://shop.example.com',
+        taxationSystem: 'GENERAL',
+      },
     });
     expect(cashRegister.statusCode, cashRegister.body).toBe(200);
     expect(cashRegister.body).not.toContain(PASSWORD);

@@ -12,7 +12,7 @@ import { createModel } from '../helpers/catalog.ts';
 import { send } from '../helpers/http.ts';
 import { createOwnDatabase, waitFor, type OwnDatabase } from '../fixtures/webhook-kit.ts';
 import { startSandbox, type SandboxServer } from '../../src/connectors/sandboxes.ts';
-import { SANDBOX_PASSWORD, type SandboxDocument } from '../../src/connectors/cash-register/sandbox-kit.ts';
+import type { SandboxDocument } from '../../src/connectors/cash-register/sandbox-kit.ts';
 import type { CashRegisterService } from '../../src/connectors/cash-register/connector.ts';
 import type { Receipt } from '../../src/modules/receipt/schemas.ts';
 import type { Order } from '../../src/modules/inbound/schemas.ts';
@@ -108,6 +108,14 @@ export function useReceiptApp(
   return context;
 }
 
+/** The company details of every test organization's receipts (both providers' required ones). */
+export const COMPANY_SETTINGS = {
+  inn: '7700000000',
+  email: 'receipts@example.com',
+  paymentAddress: 'https://shop.example.com',
+  taxationSystem: 'SIMPLIFIED_INCOME',
+} as const;
+
 /** Sets an organization's cash register through the admin API (D1.4); returns the settings it answers. */
 export async function configureCashRegister(
   app: FastifyInstance,
@@ -118,13 +126,17 @@ export async function configureCashRegister(
     login?: string;
     password?: string;
     groupCode?: string;
+    inn?: string | null;
+    email?: string | null;
+    paymentAddress?: string | null;
+    taxationSystem?: string | null;
   },
 ): Promise<Record<string, unknown>> {
   const response = await app.inject({
     method: 'POST',
     url: `/admin/organizations/${organizationId}/cash-register`,
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
-    payload: { login: 'shop', password: SANDBOX_PASSWORD, ...settings },
+    payload: { ...COMPANY_SETTINGS, login: 'shop', password: 'any-password', ...settings },
   });
   expect(response.statusCode, response.body).toBe(200);
   return response.json<Record<string, unknown>>();

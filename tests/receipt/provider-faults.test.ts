@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectError } from '../helpers/http.ts';
 import {
+  COMPANY_SETTINGS,
   configureCashRegister,
   createDocument,
   newReceipt,
@@ -115,15 +116,11 @@ describe.each(CASH_REGISTER_SERVICES)('faults of %s', (service) => {
     expect(done).toMatchObject({ status: 'COMPLETED', errorMessage: null });
   });
 
-  it('keeps a receipt CREATED while the provider refuses the credentials, and sends it once they are fixed', async () => {
+  it('keeps a receipt CREATED while the provider refuses the credentials, and sends it once they are accepted', async () => {
     const account = await receiptAccount(context, service);
-    await configureCashRegister(app(), account.organizationId, {
-      service,
-      baseUrl: sandbox().url,
-      login: 'shop',
-      password: 'wrong-password',
-    });
     const order = await createDocument(app(), account);
+    // The sandbox accepts any login and password; its `credentials` fault refuses them as the provider does.
+    await sandbox().fault({ mode: 'credentials' });
     const created = await newReceipt(app(), account.writeToken, order.id);
     expect(created.status).toBe('CREATED');
     expect(created.errorMessage).toMatch(/401/);
@@ -138,11 +135,7 @@ describe.each(CASH_REGISTER_SERVICES)('faults of %s', (service) => {
         cashRegisterService: service,
       },
     );
-    await configureCashRegister(app(), account.organizationId, {
-      service,
-      baseUrl: sandbox().url,
-      login: 'shop',
-    });
+    await sandbox().clearFault();
     expect((await updateUntil(app(), account.readToken, created.id, settled)).status).toBe('COMPLETED');
   });
 });
@@ -206,6 +199,7 @@ describe('provider specifics', () => {
       login: 'shop',
       baseUrl: sandbox.url,
       groupCode: 'shop-group-7',
+      ...COMPANY_SETTINGS,
     });
     const second = await newReceipt(app(), account.writeToken, order.id);
     expect((await sandbox.documents(first.id))[0]?.account).toBe(

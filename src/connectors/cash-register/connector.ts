@@ -17,6 +17,48 @@ export type ReceiptType = (typeof RECEIPT_TYPES)[number];
 export const CASH_REGISTER_SERVICES = ['CASH_REGISTER_A', 'CASH_REGISTER_B'] as const;
 export type CashRegisterService = (typeof CASH_REGISTER_SERVICES)[number];
 
+/**
+ * The taxation systems a receipt can be registered under (FFD tag 1055), in our words; each client maps them onto
+ * its protocol (A: `sno`, B: `TaxationSystem`). The imputed-income system, abolished in 2021, is not offered.
+ */
+export const TAXATION_SYSTEMS = [
+  'GENERAL',
+  'SIMPLIFIED_INCOME',
+  'SIMPLIFIED_INCOME_MINUS_EXPENSES',
+  'UNIFIED_AGRICULTURAL',
+  'PATENT',
+] as const;
+export type TaxationSystem = (typeof TAXATION_SYSTEMS)[number];
+
+/**
+ * What a receipt says about the organization that issues it, from its cash-register settings (docs/receipts.md):
+ * the taxpayer number (FFD tag 1018), the sender's email (1117, also the buyer's contact 1008 we send), the place
+ * of settlement (1187) and the taxation system (1055).
+ */
+export interface CompanyDetails {
+  /** 10 or 12 digits. */
+  inn: string | null;
+  email: string | null;
+  paymentAddress: string | null;
+  taxationSystem: TaxationSystem | null;
+}
+
+/** The company details each provider's receipts cannot go without (A: its document §6.3; B: `Inn`). */
+export const REQUIRED_COMPANY_DETAILS: Readonly<
+  Record<CashRegisterService, readonly (keyof CompanyDetails)[]>
+> = {
+  CASH_REGISTER_A: ['inn', 'email', 'paymentAddress', 'taxationSystem'],
+  CASH_REGISTER_B: ['inn', 'taxationSystem'],
+};
+
+/** The first company detail `service` requires that `company` lacks, or undefined when it has them all. */
+export function missingCompanyDetail(
+  service: CashRegisterService,
+  company: CompanyDetails,
+): keyof CompanyDetails | undefined {
+  return REQUIRED_COMPANY_DETAILS[service].find((field) => company[field] === null || company[field] === '');
+}
+
 /** The organization's account at its provider (credentials opened from the sealed settings, P160). */
 export interface ProviderAccount {
   /** Base URL of the provider's API, without a trailing slash. */
@@ -26,8 +68,8 @@ export interface ProviderAccount {
   password: string;
   /** CASH_REGISTER_A's group of cash registers (P72). */
   groupCode: string;
-  /** The organization's taxpayer number, sent as the seller's INN when known. */
-  inn: string | null;
+  /** The organization as its receipts name it; complete for the provider (`missingCompanyDetail`). */
+  company: CompanyDetails;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * What both cash-register sandboxes share (spec §4.3, P77): the account rule, the in-memory ledger of the
- * receipts they registered (idempotent by external id, processed asynchronously, fiscalised at most once), the
+ * What both cash-register sandboxes share (spec §4.3, P77): any login and password make an account, the
+ * in-memory ledger of the receipts they registered (idempotent by external id, processed asynchronously, fiscalised at most once), the
  * fault control the tests use, the receipt check page, and the Fastify server they run on (loopback only).
  *
  * Control API (no authentication; loopback sandboxes only):
@@ -8,22 +8,31 @@
  *   given operations (`register`, `status`; default both) are answered with the fault, `count` times (default:
  *   until cleared). Modes: `reject` (registration refused), `fail` (accepted, then fiscalisation fails),
  *   `cancel` (accepted, then cancelled; provider B only), `delay` (processed, answer held `delayMs`),
- *   `timeout` (processed, never answered), `error5xx` (503, nothing processed).
+ *   `timeout` (processed, never answered), `error5xx` (503, nothing processed), `credentials` (the provider
+ *   refuses the login and password, whatever they are, as its protocol does; `operations` does not apply).
  * - `DELETE /__sandbox/faults`: normal answers again.
  * - `POST /__sandbox/settings` `{processingMs?, tokenTtlMs?}`: fiscalisation time and token lifetime.
  * - `GET /__sandbox/receipts`: every registered receipt with its registration and fiscalisation counts.
  * - `GET /__sandbox/tokens` (provider A): tokens issued and requests refused for their token.
+ * - `GET /__sandbox/exchanges`: the last 500 protocol exchanges, oldest first: `{method, url, request, status,
+ *   answer}` with the request body as received and the answer as sent (parsed when JSON), so a test can check
+ *   both against the provider's published protocol.
  * - `GET /receipt/{id}`: the fiscal document of a completed receipt (the `fnsUrl` of sandbox receipts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { SandboxServer } from '../sandboxes.ts';
 
-/** The password of every sandbox account: any login is accepted with it (P77). */
-export const SANDBOX_PASSWORD = 'sandbox';
-
 /** The fault modes of the control API. */
-export const FAULT_MODES = ['reject', 'fail', 'cancel', 'delay', 'timeout', 'error5xx'] as const;
+export const FAULT_MODES = [
+  'reject',
+  'fail',
+  'cancel',
+  'delay',
+  'timeout',
+  'error5xx',
+  'credentials',
+] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
 /** The protocol operations a fault can apply to. */
@@ -62,6 +71,8 @@ export interface SandboxDocument {
   id: string;
   /** The provider's operation (`sell`, `Income`, …). */
   operation: string;
+  /** Provider B's `TaxationSystem` as received. */
+  taxationSystem?: number;
   /** The lines as received. */
   items: unknown[];
   /** Total in kopecks. */
@@ -102,10 +113,21 @@ export class SandboxLedger {
     this.fault = fault;
   }
 
+  /**
+   * Whether the `credentials` fault refuses this request's login and password; `count` counts the refusal (a
+   * check that only decides whether to ask for credentials again does not).
+   */
+  refusesCredentials(count = true): boolean {
+    const fault = this.fault;
+    if (fault?.mode !== 'credentials') return false;
+    if (count && fault.remaining !== null && --fault.remaining <= 0) this.fault = undefined;
+    return true;
+  }
+
   /** The fault that applies to one request of `operation`, counting it; undefined = answer normally. */
   takeFault(operation: SandboxOperation): Fault | undefined {
     const fault = this.fault;
-    if (!fault || !fault.operations.includes(operation)) return undefined;
+    if (!fault || fault.mode === 'credentials' || !fault.operations.includes(operation)) return undefined;
     if (fault.remaining !== null && --fault.remaining <= 0) this.fault = undefined;
     return fault;
   }
@@ -118,7 +140,7 @@ export class SandboxLedger {
   register(
     account: string,
     externalId: string,
-    values: { operation: string; items: unknown[]; total: number },
+    values: { operation: string; items: unknown[]; total: number; taxationSystem?: number },
     ending: { state: 'done' } | { state: 'failed' | 'cancelled'; error: string } = { state: 'done' },
   ): { document: SandboxDocument; created: boolean } {
     const key = `${account}\n${externalId}`;
@@ -224,8 +246,49 @@ export async function holdForFault(ledger: SandboxLedger, fault: Fault | undefin
   if (fault?.mode === 'timeout') await ledger.hold(Number.POSITIVE_INFINITY);
 }
 
+/** One protocol exchange as the sandbox saw it (`GET /__sandbox/exchanges`). */
+export interface SandboxExchange {
+  method: string;
+  url: string;
+  /** The parsed request body (undefined without one). */
+  request: unknown;
+  status: number;
+  /** The answer body, parsed when it is JSON. */
+  answer: unknown;
+}
+
+/** How many exchanges the log keeps. */
+const EXCHANGE_LOG_SIZE = 500;
+
+/** Records every protocol exchange of `app` (not the control API or check page) in `log`. */
+function recordExchanges(app: FastifyInstance, log: SandboxExchange[]): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.startsWith('/__sandbox/') || request.url.startsWith('/receipt/')) return payload;
+    const body = typeof payload === 'string' ? payload : '';
+    let answer: unknown = body;
+    if (/json/i.test(String(reply.getHeader('content-type') ?? '')))
+      try {
+        answer = JSON.parse(body);
+      } catch {
+        answer = body;
+      }
+    log.push({
+      method: request.method,
+      url: request.url,
+      request: request.body,
+      status: reply.statusCode,
+      answer,
+    });
+    if (log.length > EXCHANGE_LOG_SIZE) log.shift();
+    return payload;
+  });
+}
+
 /** Registers the control API and the check page of `ledger` on `app`. */
 function controlRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
+  const exchanges: SandboxExchange[] = [];
+  recordExchanges(app, exchanges);
+  app.get('/__sandbox/exchanges', async () => ({ exchanges }));
   app.post('/__sandbox/faults', async (request, reply) => {
     const body = (request.body ?? {}) as Partial<Fault> & { count?: number };
     if (!body.mode || !ledger.modes.includes(body.mode))

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
+import type { CompanyDetails } from '../../connectors/cash-register/connector.ts';
 
 /** A marketplace integration with its API key in plain text (never log or return it). */
 export interface PreparedIntegrationCredentials {
@@ -26,6 +27,8 @@ export interface CashRegisterCredentials {
   baseUrl: string | null;
   /** CASH_REGISTER_A's group of cash registers; null = the login (P72). */
   groupCode: string | null;
+  /** What receipts say about the organization, as saved (rows saved before migration 0020 have nulls). */
+  company: CompanyDetails;
 }
 
 /**
@@ -67,7 +70,18 @@ export async function findCashRegister(
 ): Promise<CashRegisterCredentials | undefined> {
   const row = await db
     .selectFrom('cash_register_setting')
-    .select(['organization_id', 'service', 'login', 'password', 'base_url', 'group_code'])
+    .select([
+      'organization_id',
+      'service',
+      'login',
+      'password',
+      'base_url',
+      'group_code',
+      'inn',
+      'company_email',
+      'payment_address',
+      'taxation_system',
+    ])
     .where('client_id', '=', clientId)
     .where('organization_id', '=', organizationId)
     .executeTakeFirst();
@@ -79,5 +93,11 @@ export async function findCashRegister(
     password: secrets.open(row.password),
     baseUrl: row.base_url,
     groupCode: row.group_code,
+    company: {
+      inn: row.inn,
+      email: row.company_email,
+      paymentAddress: row.payment_address,
+      taxationSystem: row.taxation_system,
+    },
   };
 }

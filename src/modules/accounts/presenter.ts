@@ -43,4 +43,8 @@ export const presentCashRegister = (row: Selectable<CashRegisterSettingTable>): 
   login: row.login,
   baseUrl: row.base_url,
   groupCode: row.group_code,
+  inn: row.inn,
+  email: row.company_email,
+  paymentAddress: row.payment_address,
+  taxationSystem: row.taxation_system,
 });

@@ -88,7 +88,14 @@ export const integrationRepository = {
 export const cashRegisterRepository = {
   upsert: (
     db: Kysely<DB>,
-    values: Insertable<CashRegisterSettingTable> & { base_url: string | null; group_code: string | null },
+    values: Insertable<CashRegisterSettingTable> & {
+      base_url: string | null;
+      group_code: string | null;
+      inn: string | null;
+      company_email: string | null;
+      payment_address: string | null;
+      taxation_system: CashRegisterSettingTable['taxation_system'];
+    },
   ) =>
     db
       .insertInto('cash_register_setting')
@@ -100,6 +107,10 @@ export const cashRegisterRepository = {
           password: values.password,
           base_url: values.base_url,
           group_code: values.group_code,
+          inn: values.inn,
+          company_email: values.company_email,
+          payment_address: values.payment_address,
+          taxation_system: values.taxation_system,
         }),
       )
       .returningAll()

@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../domain/enums.ts';
 import { Int64String, Nullable } from '../../http/schemas.ts';
+import { TAXATION_SYSTEMS } from '../../connectors/cash-register/connector.ts';
 
 const Lang = Nullable(StringEnum(['ru', 'en'] as const));
 const Role = Type.Union([
@@ -82,6 +83,41 @@ export const Integration = Type.Object({
 });
 export type Integration = Static<typeof Integration>;
 
+/**
+ * What receipts say about the organization (docs/receipts.md "Configuration"): required as
+ * `REQUIRED_COMPANY_DETAILS` says for the provider, checked when the settings are saved.
+ */
+const CompanyDetailsBody = Type.Object({
+  inn: Type.Optional(
+    Nullable(
+      Type.String({
+        pattern: '^([0-9]{10}|[0-9]{12})$',
+        description: "the organization's taxpayer number (10 or 12 digits); unset = the organization's inn",
+      }),
+    ),
+  ),
+  email: Type.Optional(
+    Nullable(
+      Type.String({
+        format: 'email',
+        maxLength: 64,
+        description:
+          "the sender's email on receipts, also the buyer's contact sent (CASH_REGISTER_A: required)",
+      }),
+    ),
+  ),
+  paymentAddress: Type.Optional(
+    Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'the place of settlement, e.g. the shop URL (CASH_REGISTER_A: required)',
+      }),
+    ),
+  ),
+  taxationSystem: Type.Optional(Nullable(StringEnum(TAXATION_SYSTEMS))),
+});
+
 export const CashRegisterBody = Type.Object({
   service: Type.Union([Type.Literal('CASH_REGISTER_A'), Type.Literal('CASH_REGISTER_B')]),
   login: Type.String({ minLength: 1, maxLength: 200 }),
@@ -96,6 +132,7 @@ export const CashRegisterBody = Type.Object({
       }),
     ),
   ),
+  ...CompanyDetailsBody.properties,
 });
 export type CashRegisterBody = Static<typeof CashRegisterBody>;
 
@@ -105,6 +142,10 @@ export const CashRegister = Type.Object({
   login: Type.String(),
   baseUrl: Nullable(Type.String()),
   groupCode: Nullable(Type.String()),
+  inn: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  paymentAddress: Nullable(Type.String()),
+  taxationSystem: Nullable(Type.String()),
 });
 export type CashRegister = Static<typeof CashRegister>;
 

@@ -10,7 +10,8 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import type { DB } from '../../db/schema.ts';
 import { notifyChange, type ChangeNotifier } from '../../db/notifications.ts';
 import { generateToken, hashToken } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound, validationError } from '../../http/errors.ts';
+import { missingCompanyDetail, type CompanyDetails } from '../../connectors/cash-register/connector.ts';
 import {
   cashRegisterRepository,
   clientRepository,
@@ -41,6 +42,20 @@ import type {
   User,
   UserCreateBody,
 } from './schemas.ts';
+
+/** A taxpayer number as receipts carry it (FFD tag 1018). */
+const INN_PATTERN = /^([0-9]{10}|[0-9]{12})$/;
+
+/** An email as receipts carry it (FFD tag 1117: at most 64 characters). */
+const EMAIL_PATTERN = /^(?=.{3,64}$)[^\s@]+@[^\s@]+$/;
+
+/** How a missing company detail is named in its validation error. */
+const COMPANY_DETAIL_NAMES: Record<keyof CompanyDetails, string> = {
+  inn: 'taxpayer number (10 or 12 digits; the organization has none)',
+  email: 'email (the sender of its receipts)',
+  paymentAddress: 'place of settlement',
+  taxationSystem: 'taxation system',
+};
 
 /** Account operations over one database. */
 export class AccountService {
@@ -148,9 +163,34 @@ export class AccountService {
     return presentIntegration(row);
   }
 
-  /** Stores the fiscal provider settings of an organization. */
+  /**
+   * Stores the fiscal provider settings of an organization, with what its receipts say about it: `inn` defaults
+   * to the organization's INN.
+   * @throws 404 `error_not_found` `{entity: 'organization'}`; 400 `error_validation` naming the first company
+   *   detail the provider requires that is missing (`REQUIRED_COMPANY_DETAILS`: A needs `inn`, `email`,
+   *   `paymentAddress`, `taxationSystem`; B `inn`, `taxationSystem`)
+   */
   async setCashRegister(organizationId: number, body: CashRegisterBody): Promise<CashRegister> {
     const organization = await this.requireOrganization(organizationId);
+    const company: CompanyDetails = {
+      inn: body.inn ?? (INN_PATTERN.test(organization.inn ?? '') ? organization.inn : null),
+      email: body.email ?? null,
+      paymentAddress: body.paymentAddress ?? null,
+      taxationSystem: body.taxationSystem ?? null,
+    };
+    // The admin API's schema checks these too; the CLI reaches this method without it.
+    if (company.inn !== null && !INN_PATTERN.test(company.inn))
+      throw validationError('inn', 'a taxpayer number has 10 or 12 digits');
+    if (company.email !== null && !EMAIL_PATTERN.test(company.email))
+      throw validationError('email', 'an email address of at most 64 characters');
+    if (company.paymentAddress !== null && company.paymentAddress.length > 256)
+      throw validationError('paymentAddress', 'at most 256 characters');
+    const missing = missingCompanyDetail(body.service, company);
+    if (missing !== undefined)
+      throw validationError(
+        missing,
+        `${body.service} receipts need the organization's ${COMPANY_DETAIL_NAMES[missing]}`,
+      );
     const row = await cashRegisterRepository.upsert(this.db, {
       organization_id: organization.id,
       client_id: organization.client_id,
@@ -159,6 +199,10 @@ export class AccountService {
       password: this.secrets.seal(body.password),
       base_url: body.baseUrl ?? null,
       group_code: body.groupCode ?? null,
+      inn: company.inn,
+      company_email: company.email,
+      payment_address: company.paymentAddress,
+      taxation_system: company.taxationSystem,
     });
     return presentCashRegister(row);
   }

@@ -12,9 +12,12 @@ import type { ChangeRunner } from '../../changes/change-runner.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { findCashRegister } from '../accounts/credentials.ts';
 import { organizationRepository } from '../accounts/repository.ts';
+import { AppError } from '../../http/errors.ts';
 import {
+  missingCompanyDetail,
   unavailable,
   type CashRegisterService,
+  type CompanyDetails,
   type ProviderAccount,
   type ProviderOutcome,
 } from '../../connectors/cash-register/connector.ts';
@@ -92,6 +95,22 @@ export function outcomeChanges(
 export interface ProviderSettings {
   service: CashRegisterService;
   account: ProviderAccount;
+  /**
+   * A company detail the provider requires that the settings lack (saved before it was required): no receipt can
+   * be sent until the operator completes them.
+   */
+  missing: keyof CompanyDetails | undefined;
+}
+
+/**
+ * 400 `error_cash_register_not_configured` for an organization without usable settings; `missing` names the
+ * company detail they lack.
+ */
+export function notConfigured(organizationId: number, missing?: string): AppError {
+  return new AppError('error_cash_register_not_configured', {
+    organizationId,
+    ...(missing !== undefined && { missing }),
+  });
 }
 
 /** Talks to the providers about receipts and records what they answer. */
@@ -108,7 +127,7 @@ export class ReceiptExchange {
   /**
    * The provider settings of an organization of `clientId` (D8.1): its cash-register settings with the password
    * opened, the base URL (its own, else `CASH_REGISTER_A_URL`/`_B_URL` or the embedded sandbox), the group code
-   * (P72) and the organization's INN.
+   * (P72) and the company details of its receipts (the organization's INN when the settings have none).
    * @returns undefined when the organization has no settings or no provider URL is known (not configured)
    * @throws SecretOpenError when the stored password cannot be opened (operator key changed)
    */
@@ -124,6 +143,7 @@ export class ReceiptExchange {
       (settings.service === 'CASH_REGISTER_A' ? this.config.cashRegisterAUrl : this.config.cashRegisterBUrl);
     if (!baseUrl) return undefined;
     const organization = await organizationRepository.findOfClient(db, clientId, organizationId);
+    const company = { ...settings.company, inn: settings.company.inn ?? organization?.inn ?? null };
     return {
       service: settings.service,
       account: {
@@ -131,8 +151,9 @@ export class ReceiptExchange {
         login: settings.login,
         password: settings.password,
         groupCode: settings.groupCode ?? settings.login,
-        inn: organization?.inn ?? null,
+        company,
       },
+      missing: missingCompanyDetail(settings.service, company),
     };
   }
 
@@ -159,6 +180,8 @@ export class ReceiptExchange {
     const settings = await this.settings(this.db, row.client_id, row.organization_id);
     if (!settings || settings.service !== row.cash_register_service)
       return unavailable(`the organization has no ${row.cash_register_service} settings any more`);
+    if (settings.missing !== undefined)
+      return unavailable(`the organization's cash-register settings lack ${settings.missing}`);
     return this.exchange(row, settings.account);
   }
 

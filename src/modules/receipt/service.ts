@@ -15,7 +15,7 @@ import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import type { ReceiptType } from '../../connectors/cash-register/connector.ts';
 import { orderRepository } from '../inbound/repository.ts';
-import { isSettled, type ReceiptExchange } from './exchange.ts';
+import { isSettled, notConfigured, type ReceiptExchange } from './exchange.ts';
 import type { ReceiptRefresh } from './jobs.ts';
 import { receiptLines } from './lines.ts';
 import { presentReceipt, type ReceiptRow } from './presenter.ts';
@@ -82,7 +82,7 @@ export class ReceiptService {
    * Creates a receipt of `type` for a document and sends it to the organization's provider (see the module
    * comment). Amounts come from the document's positions, exact to the kopeck (D8.1, P71).
    * @throws 404 `error_not_found` `{entity: 'order'}`; 400 `error_order_deleted`;
-   *   400 `error_cash_register_not_configured` (D8.1); 400 `error_receipt_already_exists`,
+   *   400 `error_cash_register_not_configured` (D8.1; `missing` names a company detail the settings lack); 400 `error_receipt_already_exists`,
    *   `error_receipt_refund_not_allowed` (D8.2, P73); 400 `error_validation` on `orderId` for a document without
    *   lines or with a total of 0 (P71)
    */
@@ -96,10 +96,8 @@ export class ReceiptService {
           if (!order) throw notFound('order', orderId);
           if (order.deleted) throw new AppError('error_order_deleted', { id: String(orderId) });
           const settings = await this.exchange.settings(trx, principal.clientId, order.organization_id);
-          if (!settings)
-            throw new AppError('error_cash_register_not_configured', {
-              organizationId: order.organization_id,
-            });
+          if (!settings || settings.missing !== undefined)
+            throw notConfigured(order.organization_id, settings?.missing);
           checkRules(await receiptRepository.listOfOrder(trx, principal.clientId, orderId), type);
           const { lines, totalText } = receiptLines(
             await receiptRepository.positions(trx, principal.clientId, orderId),
@@ -139,8 +137,8 @@ export class ReceiptService {
     const row = await this.find(principal, receiptId);
     if (isSettled(row.status)) return presentReceipt(row);
     const settings = await this.exchange.settings(this.db, principal.clientId, row.organization_id);
-    if (!settings || settings.service !== row.cash_register_service)
-      throw new AppError('error_cash_register_not_configured', { organizationId: row.organization_id });
+    if (!settings || settings.service !== row.cash_register_service || settings.missing !== undefined)
+      throw notConfigured(row.organization_id, settings?.missing);
     const outcome = await this.exchange.exchange(row, settings.account);
     const stored = await this.exchange.record(row, outcome);
     if (outcome.kind === 'unavailable' && outcome.credentialsRefused && !isSettled(stored.status))

@@ -1,9 +1,12 @@
 /**
- * The HTTP client of provider A (CASH_REGISTER_A, ATOL Online v5 style; protocol in `protocol.ts` and
- * docs/receipts.md). Tokens are cached per account in memory and exchanged for a new one once when the provider
- * answers that the token is missing or expired (error 10 or 11); a repeat of an `external_id` (error 33) is read
- * back through its report, so a resend never fiscalises twice (D8.3). Validation errors (13, 32) and a `fail`
- * report mean FAILED; anything else without a usable answer is `unavailable` (P75).
+ * The HTTP client of provider A (CASH_REGISTER_A, ATOL Online; `protocol.ts`, `document.ts`, docs/receipts.md).
+ * Tokens are cached per account in memory and exchanged for a new one once when the provider answers that the
+ * token is missing or expired (error 10 or 11). A repeated `external_id` is answered with the first receipt's
+ * uuid (200 once processed, error 33 before), so a resend never fiscalises twice (D8.3). The receipt's own
+ * errors (13, 31, 32) and a `fail` report mean FAILED; refused credentials or group (12, 14, 20, 21) are for the
+ * operator to correct (P78); error 34 and a report without a state are pending; anything else without a usable
+ * answer — error 30 (uuid unknown), a `done` report missing fiscal attributes, 5xx, time-out — is `unavailable`
+ * and the receipt is asked about again (P75).
  */
 import { createHash } from 'node:crypto';
 import { HttpClient, HttpTransportError, type HttpRequest } from '../../http-client.ts';
@@ -17,7 +20,10 @@ import {
   type ProviderOutcome,
   type ReceiptReference,
   type ReceiptToRegister,
+  type TaxationSystem,
 } from '../connector.ts';
+import { ReportPayload } from './document.ts';
+import { Value } from 'typebox/value';
 import {
   API_PREFIX,
   ERROR_CODES,
@@ -29,13 +35,46 @@ import {
   type TokenAnswer,
 } from './protocol.ts';
 
-/** The body of a registration of `receipt` (P71: VAT none, full payment, commodity, electronic payment). */
+/** The document's `sno` of each taxation system (§8.1). */
+const SNO: Record<TaxationSystem, string> = {
+  GENERAL: 'osn',
+  SIMPLIFIED_INCOME: 'usn_income',
+  SIMPLIFIED_INCOME_MINUS_EXPENSES: 'usn_income_outcome',
+  UNIFIED_AGRICULTURAL: 'esn',
+  PATENT: 'patent',
+};
+
+/** Errors that mean the account or its group is refused: the operator must correct the settings (P78). */
+const ACCOUNT_REFUSED: ReadonlySet<number> = new Set([
+  ERROR_CODES.wrongCredentials,
+  ERROR_CODES.userBlocked,
+  ERROR_CODES.groupCodeMismatch,
+  ERROR_CODES.groupCodeProtocol,
+]);
+
+/** Errors that refuse the receipt itself: FAILED. */
+const RECEIPT_REFUSED: ReadonlySet<number> = new Set([
+  ERROR_CODES.validation,
+  ERROR_CODES.operationNotSupported,
+  ERROR_CODES.receiptValidation,
+]);
+
+/**
+ * The body of a registration of `receipt` (P71: VAT none, full payment, commodity, electronic payment), with the
+ * company details of the account's settings; the buyer's contact is the company's email (there is no buyer in a
+ * receiving document: the receipt is sent to the seller itself, docs/decisions.md).
+ * @throws Error when the account lacks a company detail provider A requires (the settings are checked before)
+ */
 export function registrationBody(account: ProviderAccount, receipt: ReceiptToRegister): RegistrationBody {
+  const { inn, email, paymentAddress, taxationSystem } = account.company;
+  if (inn === null || email === null || paymentAddress === null || taxationSystem === null)
+    throw new Error('provider A needs the company INN, email, payment address and taxation system');
   return {
     external_id: receipt.externalId,
     timestamp: formatTimestamp(receipt.createdAt),
     receipt: {
-      company: { sno: 'usn_income', ...(account.inn !== null && { inn: account.inn }) },
+      client: { email },
+      company: { email, sno: SNO[taxationSystem], inn, payment_address: paymentAddress },
       items: receipt.lines.map((line) => ({
         name: line.name,
         price: rubles(line.price),
@@ -52,10 +91,12 @@ export function registrationBody(account: ProviderAccount, receipt: ReceiptToReg
   };
 }
 
-/** Maps a report (or a registration answer) onto our life cycle. */
-function outcomeOf(answer: ReportAnswer): ProviderOutcome {
-  const uuid = answer.uuid;
-  if (typeof uuid !== 'string' || uuid === '') return unavailable('the answer has no uuid');
+/**
+ * Maps a report (or a registration answer) about the receipt `uuid` onto our life cycle. A `done` report must
+ * carry the fiscal attributes the document requires (§10.5), else it is `unavailable` (asked again), never a
+ * COMPLETED with holes.
+ */
+function outcomeOf(answer: ReportAnswer, uuid: string): ProviderOutcome {
   switch (answer.status) {
     case 'wait':
       return { kind: 'pending', providerReceiptId: uuid, providerStatus: 'wait' };
@@ -68,7 +109,9 @@ function outcomeOf(answer: ReportAnswer): ProviderOutcome {
       };
     case 'done': {
       const payload = answer.payload;
-      if (!payload) return unavailable('a done report without payload');
+      const completedAt = payload ? parseTimestamp(payload.receipt_datetime) : undefined;
+      if (!payload || !Value.Check(ReportPayload, payload) || !completedAt)
+        return unavailable('a done report without the fiscal attributes of the document (§10.5)');
       return {
         kind: 'completed',
         providerReceiptId: uuid,
@@ -76,13 +119,14 @@ function outcomeOf(answer: ReportAnswer): ProviderOutcome {
         fiscal: {
           fiscalNumber: String(payload.fiscal_document_number),
           fiscalDocumentAttribute: String(payload.fiscal_document_attribute),
-          fiscalStorageNumber: String(payload.fn_number),
-          fnsUrl: payload.ofd_receipt_url || (payload.fns_site ? `https://${payload.fns_site}` : null),
-          completedAt: parseTimestamp(payload.receipt_datetime) ?? new Date(),
+          fiscalStorageNumber: payload.fn_number,
+          fnsUrl: payload.ofd_receipt_url || `https://${payload.fns_site}`,
+          completedAt,
         },
       };
     }
     case null:
+    case undefined:
       return unavailable('the answer has no status');
   }
   // A status outside the protocol (the type above is what the protocol promises, not what arrives).
@@ -115,25 +159,37 @@ export class ProviderAClient implements CashRegisterConnector {
     });
     if ('kind' in answer) return answer;
     const { status, body } = answer;
-    if (status === 200) return outcomeOf(body);
+    const uuid = typeof body.uuid === 'string' && body.uuid !== '' ? body.uuid : undefined;
+    if (status === 200) return uuid ? outcomeOf(body, uuid) : unavailable('the answer has no uuid');
     const code = body.error?.code;
-    if (code === ERROR_CODES.existingExternalId && typeof body.uuid === 'string')
-      return this.status(account, { externalId: receipt.externalId, providerReceiptId: body.uuid });
-    if (code === ERROR_CODES.validation || code === ERROR_CODES.badTokenRequest)
+    if (code === ERROR_CODES.existingExternalId)
+      return uuid
+        ? this.status(account, { externalId: receipt.externalId, providerReceiptId: uuid })
+        : unavailable('registered before and not processed yet (error 33): sent again later');
+    if (code !== undefined && RECEIPT_REFUSED.has(code))
       return {
         kind: 'failed',
         providerReceiptId: null,
         providerStatus: `error ${code}`,
         message: body.error?.text ?? 'the receipt was refused',
       };
+    if (code !== undefined && ACCOUNT_REFUSED.has(code)) return credentialsRefused(describe(status, body));
     return unavailable(describe(status, body));
   }
 
   async status(account: ProviderAccount, reference: ReceiptReference): Promise<ProviderOutcome> {
-    const path = `/${encodeURIComponent(account.groupCode)}/report/${encodeURIComponent(reference.providerReceiptId)}`;
+    const uuid = reference.providerReceiptId;
+    const path = `/${encodeURIComponent(account.groupCode)}/report/${encodeURIComponent(uuid)}`;
     const answer = await this.authorized<ReportAnswer>(account, { method: 'GET', path });
     if ('kind' in answer) return answer;
-    return answer.status === 200 ? outcomeOf(answer.body) : unavailable(describe(answer.status, answer.body));
+    const { status, body } = answer;
+    const code = body.error?.code;
+    if (status === 200 && code === ERROR_CODES.notReady)
+      return { kind: 'pending', providerReceiptId: uuid, providerStatus: 'wait' };
+    if (status === 200) return outcomeOf(body, uuid);
+    if (code !== undefined && ACCOUNT_REFUSED.has(code)) return credentialsRefused(describe(status, body));
+    // Error 30 (the uuid is unknown to the group) included: the receipt stays PENDING and is asked about again.
+    return unavailable(describe(status, body));
   }
 
   close(): void {
@@ -173,7 +229,10 @@ export class ProviderAClient implements CashRegisterConnector {
     const token = answer.body.token;
     if (answer.status !== 200 || typeof token !== 'string' || token === '') {
       const message = `getToken: ${describe(answer.status, answer.body)}`;
-      return answer.status === 401 ? credentialsRefused(message) : unavailable(message);
+      const code = answer.body.error?.code;
+      return code !== undefined && ACCOUNT_REFUSED.has(code)
+        ? credentialsRefused(message)
+        : unavailable(message);
     }
     if (this.tokens.size > 10_000) this.tokens.clear();
     this.tokens.set(key, token);

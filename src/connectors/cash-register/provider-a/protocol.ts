@@ -1,9 +1,10 @@
 /**
- * Provider A's protocol (CASH_REGISTER_A), modelled on ATOL Online API v5 (docs/receipts.md): a login and
- * password exchanged for a short-lived token (`POST /possystem/v5/getToken`), the token in a `Token` header,
- * `POST /possystem/v5/{group_code}/{sell|sell_refund|buy|buy_refund}` with our `external_id`, and
- * `GET /possystem/v5/{group_code}/report/{uuid}` with statuses `wait`, `done`, `fail`. Shared by the client and
- * the sandbox so both read the same field names.
+ * Provider A's protocol (CASH_REGISTER_A): ATOL Online, paths and answers per its document (version 5.23, §4–§11),
+ * on protocol version v5 with v5's item fields (`document.ts` encodes the document; docs/receipts.md says what we
+ * use of it): a login and password exchanged for a 24 h token (`POST /possystem/v5/getToken`), the token in a
+ * `Token` header, `POST /possystem/v5/{group_code}/{sell|sell_refund|buy|buy_refund}` with our `external_id`,
+ * and `GET /possystem/v5/{group_code}/report/{uuid}` with statuses `wait`, `done`, `fail`. The types below are
+ * what the client and the sandbox read and write.
  */
 import type { ReceiptType } from '../connector.ts';
 
@@ -18,22 +19,36 @@ export const OPERATIONS: Record<ReceiptType, string> = {
   EXPENSE_REFUND: 'buy_refund',
 };
 
-/** Error codes of the protocol (ATOL v5 "service errors"). */
+/** The service error codes we act on (document §11.2; their HTTP statuses are in `document.ts`). */
 export const ERROR_CODES = {
-  /** No `Token` header. */
+  /** The token is missing or unknown (HTTP 401): get a new one. */
   missingToken: 10,
-  /** The token is unknown or expired: get a new one. */
+  /** The token expired (HTTP 401): get a new one. */
   expiredToken: 11,
-  /** getToken: wrong login or password. */
+  /** getToken: wrong login or password (HTTP 401). */
   wrongCredentials: 12,
-  /** getToken: login or password missing. */
-  badTokenRequest: 13,
-  /** The receipt is invalid (fields, sums). */
-  validation: 32,
-  /** A receipt with this external_id exists in the group; the answer carries its uuid. */
+  /** The request is invalid (HTTP 400). */
+  validation: 13,
+  /** The user is blocked (HTTP 403). */
+  userBlocked: 14,
+  /** The group code does not belong to the token's user (HTTP 401). */
+  groupCodeMismatch: 20,
+  /** The group's cash registers do not support this protocol version (HTTP 401). */
+  groupCodeProtocol: 21,
+  /** Report: no receipt with this uuid (HTTP 400, status fail). */
+  unknownUuid: 30,
+  /** The operation in the path is not one of the protocol's (HTTP 400). */
+  operationNotSupported: 31,
+  /** The receipt is invalid (HTTP 400, status fail): the text names the fields. */
+  receiptValidation: 32,
+  /** A receipt with this external_id exists and is not processed yet (HTTP 400, status wait). */
   existingExternalId: 33,
-  /** No receipt with this uuid. */
-  notFound: 34,
+  /** Report: the receipt's state is not known yet, ask again later (HTTP 200, status wait). */
+  notReady: 34,
+  /** The request is malformed (HTTP 400). */
+  badRequest: 40,
+  /** The Content-Type is not `application/json; charset=utf-8` (HTTP 415). */
+  unsupportedMediaType: 41,
 } as const;
 
 /** The `error` object of an answer. */
@@ -45,7 +60,7 @@ export interface ProtocolError {
   type: string;
 }
 
-/** One receipt line (v5: numeric `measure` and `payment_object`). */
+/** One receipt line (v5 `Item`: numeric `measure` and `payment_object`). */
 export interface ProtocolItem {
   name: string;
   price: number;
@@ -59,13 +74,14 @@ export interface ProtocolItem {
   vat: { type: string };
 }
 
-/** Body of a registration. */
+/** Body of a registration (document §6). */
 export interface RegistrationBody {
   external_id: string;
   timestamp: string;
   receipt: {
-    client?: { email?: string };
-    company: { sno: string; inn?: string; email?: string; payment_address?: string };
+    /** The buyer's contact (FFD tag 1008): email or phone. */
+    client: { email?: string; phone?: string };
+    company: { email: string; sno: string; inn: string; payment_address: string };
     items: ProtocolItem[];
     /** type 1 = electronic payment. */
     payments: Array<{ type: number; sum: number }>;
@@ -84,18 +100,21 @@ export interface ReportPayload {
   fiscal_document_number: number;
   ecr_registration_number: string;
   fiscal_document_attribute: number;
-  ofd_receipt_url: string;
+  ofd_receipt_url?: string;
 }
 
-/** Answer of a registration or a report. */
+/** Answer of a registration or a report (an error answer has only `error`, `timestamp` and perhaps `status`). */
 export interface ReportAnswer {
-  uuid: string | null;
-  status: 'wait' | 'done' | 'fail' | null;
+  uuid?: string | null;
+  status?: 'wait' | 'done' | 'fail' | null;
   error: ProtocolError | null;
   payload?: ReportPayload | null;
   timestamp: string;
   external_id?: string;
   group_code?: string;
+  daemon_code?: string;
+  device_code?: string;
+  callback_url?: string;
 }
 
 /** Answer of getToken. */

@@ -1,22 +1,26 @@
 /**
  * The sandbox of provider A (`cash-register-a`, port 8091 under `npm run sandbox`): speaks the protocol of
- * `protocol.ts` (ATOL Online v5 style) on loopback. Any login with the sandbox password gets a token valid for
- * `tokenTtlMs` (24 h unless the control API changes it); receipts are validated (lines, sums, payments),
- * registered once per login and external id (a repeat answers error 33 with the existing uuid), fiscalised after
- * `processingMs`, and reported with fiscal attributes and a check page URL. Fault control: `sandbox-kit.ts`.
+ * `protocol.ts` on loopback and answers as the document does (`document.ts`: its fields, error table and HTTP
+ * statuses). Any login and password get a token valid for `tokenTtlMs` (24 h unless the control API changes it);
+ * the `credentials` fault refuses them (error 12). A registration must conform to the document's fields (error 32
+ * naming the first field that does not) and add up (price × quantity = sum, Σ sums = total = Σ payments); it is
+ * registered once per login, group and external id — a repeat answers error 33 while the receipt is processed and
+ * the first uuid afterwards — fiscalised after `processingMs` and reported with fiscal attributes and a check page
+ * URL. A report in the first half of the processing answers error 34 (not ready), an unknown uuid error 30.
+ * Fault control: `sandbox-kit.ts`.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SandboxDefinition } from '../../sandboxes.ts';
 import {
   checkPageUrl,
   holdForFault,
   kopecksOf,
-  SANDBOX_PASSWORD,
   SandboxLedger,
   startSandboxServer,
   type SandboxDocument,
 } from '../sandbox-kit.ts';
+import { registrationProblems, SERVICE_ERRORS } from './document.ts';
 import {
   API_PREFIX,
   ERROR_CODES,
@@ -28,50 +32,53 @@ import {
 
 const now = () => formatTimestamp(new Date());
 
-const protocolError = (code: number, text: string, type = 'system') => ({
-  error: { error_id: randomUUID(), code, text, type },
-  timestamp: now(),
-});
+/** The sandbox's one cash register (device) and its server. */
+const DEVICE = { daemon_code: 'sandbox-agent-1', device_code: 'SANDBOX-1' };
 
-/** Why a registration body is invalid (ATOL checks these), or undefined when it is valid. */
-function invalidRegistration(body: Partial<RegistrationBody>): string | undefined {
-  if (typeof body.external_id !== 'string' || body.external_id === '' || body.external_id.length > 128)
-    return 'external_id: a string of 1..128 characters is required';
-  if (typeof body.timestamp !== 'string') return 'timestamp is required (dd.MM.yyyy HH:mm:ss)';
-  const receipt = body.receipt;
-  if (!receipt || typeof receipt.company?.sno !== 'string') return 'receipt.company.sno is required';
-  if (!Array.isArray(receipt.items) || receipt.items.length === 0) return 'receipt.items must not be empty';
+/** An error answer of the service error table: `{error, timestamp}` plus `extra`, with the table's HTTP status. */
+function sendError(reply: FastifyReply, code: number, text: string, extra: object = {}): FastifyReply {
+  const row = SERVICE_ERRORS[code];
+  if (!row) throw new Error(`error ${code} is not in the document's table`);
+  return reply.code(row.httpStatus).send({
+    ...(row.status !== null && { status: row.status }),
+    ...extra,
+    error: { error_id: randomUUID(), code, text, type: 'system' },
+    timestamp: now(),
+  });
+}
+
+/** Why the sums of a registration that conforms to the document's fields do not add up, or undefined. */
+function inconsistentSums(receipt: RegistrationBody['receipt']): string | undefined {
   let itemsTotal = 0;
   for (const [index, item] of receipt.items.entries()) {
     const price = kopecksOf(item.price);
     const sum = kopecksOf(item.sum);
-    if (typeof item.name !== 'string' || item.name === '' || item.name.length > 128)
-      return `receipt.items[${index}].name: 1..128 characters`;
-    if (price === undefined || sum === undefined) return `receipt.items[${index}]: price and sum in rubles`;
-    if (typeof item.quantity !== 'number' || item.quantity <= 0)
-      return `receipt.items[${index}].quantity must be positive`;
-    if (price * item.quantity !== sum) return `receipt.items[${index}].sum must be price × quantity`;
-    if (typeof item.payment_method !== 'string' || typeof item.payment_object !== 'number')
-      return `receipt.items[${index}]: payment_method and payment_object are required`;
-    if (typeof item.vat?.type !== 'string') return `receipt.items[${index}].vat.type is required`;
+    if (price === undefined || sum === undefined)
+      return `receipt.items.${index}: price and sum in rubles with at most 2 decimals`;
+    if (Math.abs(price * item.quantity - sum) >= 1)
+      return `receipt.items.${index}.sum: must be price × quantity`;
     itemsTotal += sum;
   }
   const total = kopecksOf(receipt.total);
-  if (total !== itemsTotal) return 'receipt.total must be the sum of the items';
-  if (!Array.isArray(receipt.payments) || receipt.payments.length === 0)
-    return 'receipt.payments must not be empty';
+  if (total !== itemsTotal) return 'receipt.total: must be the sum of the items';
   const paid = receipt.payments.reduce((sum, payment) => sum + (kopecksOf(payment.sum) ?? Number.NaN), 0);
-  if (paid !== total) return 'receipt.payments must add up to receipt.total';
+  if (paid !== total) return 'receipt.payments: must add up to receipt.total';
   return undefined;
 }
 
-/** The report of a registered receipt. */
+/** Whether a POST declares JSON, as the document requires (`application/json; charset=utf-8`). */
+const declaresJson = (request: FastifyRequest) =>
+  /^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '');
+
+/** The report of a registered receipt (§10.3, §10.5). */
 function report(request: FastifyRequest, document: SandboxDocument, groupCode: string): ReportAnswer {
   const base = {
     uuid: document.id,
-    external_id: document.externalId,
-    group_code: groupCode,
     timestamp: now(),
+    callback_url: '',
+    group_code: groupCode,
+    ...DEVICE,
+    external_id: document.externalId,
   };
   switch (document.state) {
     case 'processing':
@@ -81,6 +88,7 @@ function report(request: FastifyRequest, document: SandboxDocument, groupCode: s
       return {
         ...base,
         status: 'fail',
+        // 1 = "connection not established", a driver error of §11.3.
         error: {
           error_id: randomUUID(),
           code: 1,
@@ -120,35 +128,45 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
   const counts = { issued: 0, refused: 0 };
   app.get('/__sandbox/tokens', async () => counts);
 
+  // Bodies Fastify cannot read are the document's errors 41 (media type) and 40 (malformed request).
+  app.setErrorHandler((error: FastifyError, _request, reply) =>
+    error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+      ? sendError(reply, ERROR_CODES.unsupportedMediaType, `Unsupported Content-Type: ${error.message}`)
+      : sendError(reply, ERROR_CODES.badRequest, `Bad request: ${error.message}`),
+  );
+
   /** The login of the request's token, or an answer of error 10 / 11 sent on `reply`. */
   const authorize = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
     const token = request.headers.token;
-    if (typeof token !== 'string' || token === '') {
-      void reply.code(401).send(protocolError(ERROR_CODES.missingToken, 'Token header is missing'));
+    const session = typeof token === 'string' ? tokens.get(token) : undefined;
+    if (typeof token !== 'string' || !session) {
+      if (typeof token === 'string' && token !== '') counts.refused += 1;
+      void sendError(reply, ERROR_CODES.missingToken, 'The token is missing or unknown');
       return undefined;
     }
-    const session = tokens.get(token);
-    if (!session || session.expiresAt <= Date.now()) {
+    // Refused credentials end the sessions too: the client asks for a new token and meets the refusal.
+    if (session.expiresAt <= Date.now() || ledger.refusesCredentials(false)) {
       tokens.delete(token);
       counts.refused += 1;
-      void reply
-        .code(401)
-        .send(protocolError(ERROR_CODES.expiredToken, 'The token does not exist or expired'));
+      void sendError(reply, ERROR_CODES.expiredToken, 'The token expired');
       return undefined;
     }
     return session.login;
   };
 
   app.post(`${API_PREFIX}/getToken`, async (request, reply) => {
+    if (!declaresJson(request))
+      return sendError(reply, ERROR_CODES.unsupportedMediaType, 'Content-Type must be application/json');
     const body = (request.body ?? {}) as { login?: unknown; pass?: unknown };
-    if (typeof body.login !== 'string' || typeof body.pass !== 'string')
-      return reply
-        .code(400)
-        .send({ token: null, ...protocolError(ERROR_CODES.badTokenRequest, 'login and pass are required') });
-    if (body.pass !== SANDBOX_PASSWORD)
-      return reply
-        .code(401)
-        .send({ token: null, ...protocolError(ERROR_CODES.wrongCredentials, 'Wrong login or password') });
+    if (
+      typeof body.login !== 'string' ||
+      body.login === '' ||
+      typeof body.pass !== 'string' ||
+      body.pass === ''
+    )
+      return sendError(reply, ERROR_CODES.validation, 'Validation error: login and pass are required');
+    if (ledger.refusesCredentials())
+      return sendError(reply, ERROR_CODES.wrongCredentials, 'Wrong login or password');
     const token = randomUUID().replaceAll('-', '');
     counts.issued += 1;
     tokens.set(token, { login: body.login, expiresAt: Date.now() + ledger.tokenTtlMs });
@@ -157,41 +175,42 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
 
   app.post(`${API_PREFIX}/:groupCode/:operation`, async (request, reply) => {
     const { groupCode, operation } = request.params as { groupCode: string; operation: string };
-    if (!operations.has(operation))
-      return reply.code(404).send(protocolError(ERROR_CODES.validation, `unknown operation ${operation}`));
     const login = authorize(request, reply);
     if (login === undefined) return reply;
+    if (!operations.has(operation))
+      return sendError(reply, ERROR_CODES.operationNotSupported, `Operation "${operation}" is not supported`);
+    if (!declaresJson(request))
+      return sendError(reply, ERROR_CODES.unsupportedMediaType, 'Content-Type must be application/json');
     const fault = ledger.takeFault('register');
     if (fault?.mode === 'error5xx')
       return reply.code(503).type('text/html').send('<h1>503 Service Unavailable</h1>');
-    const body = (request.body ?? {}) as Partial<RegistrationBody>;
-    const invalid = fault?.mode === 'reject' ? fault.message : invalidRegistration(body);
+    const [problem] = registrationProblems(request.body);
+    const body = request.body as RegistrationBody;
+    if (fault?.mode === 'reject') return sendError(reply, ERROR_CODES.receiptValidation, fault.message);
+    const invalid = problem ?? inconsistentSums(body.receipt);
     if (invalid !== undefined)
-      return reply
-        .code(400)
-        .send({ uuid: null, status: 'fail', ...protocolError(ERROR_CODES.validation, invalid) });
-    const receipt = body.receipt as RegistrationBody['receipt'];
+      return sendError(reply, ERROR_CODES.receiptValidation, `Validation error of the receipt: ${invalid}`);
     const ending =
       fault?.mode === 'fail'
         ? { state: 'failed' as const, error: fault.message }
         : { state: 'done' as const };
     const { document, created } = ledger.register(
       `${login}/${groupCode}`,
-      body.external_id as string,
-      { operation, items: receipt.items, total: Math.round(receipt.total * 100) },
+      body.external_id,
+      { operation, items: body.receipt.items, total: kopecksOf(body.receipt.total) ?? 0 },
       ending,
     );
     await holdForFault(ledger, fault);
-    if (!created)
-      return reply.code(400).send({
-        uuid: document.id,
-        status: null,
-        ...protocolError(
-          ERROR_CODES.existingExternalId,
-          `A receipt with external_id ${document.externalId} exists in group ${groupCode}`,
-        ),
-      });
-    return { uuid: document.id, status: 'wait', error: null, timestamp: now() };
+    if (!created && document.state === 'processing')
+      return sendError(
+        reply,
+        ERROR_CODES.existingExternalId,
+        `A receipt with external_id ${document.externalId} exists in group ${groupCode} and is not processed yet`,
+        { uuid: document.id },
+      );
+    // A new receipt, or a processed one sent again: its uuid (§6.1).
+    const failed = document.state === 'failed' || document.state === 'cancelled';
+    return { uuid: document.id, status: failed ? 'fail' : 'wait', error: null, timestamp: now() };
   });
 
   app.get(`${API_PREFIX}/:groupCode/report/:uuid`, async (request, reply) => {
@@ -203,7 +222,17 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
       return reply.code(503).type('text/html').send('<h1>503 Service Unavailable</h1>');
     const document = ledger.find(`${login}/${groupCode}`, uuid);
     await holdForFault(ledger, fault);
-    if (!document) return reply.code(404).send(protocolError(ERROR_CODES.notFound, `No receipt ${uuid}`));
+    if (!document) return sendError(reply, ERROR_CODES.unknownUuid, `Unknown UUID "${uuid}"`);
+    const queued = Date.now() - document.receivedAt.getTime() < ledger.processingMs / 2;
+    if (document.state === 'processing' && queued)
+      return sendError(
+        reply,
+        ERROR_CODES.notReady,
+        'The state of the receipt is not known yet, ask again later',
+        {
+          callback_url: '',
+        },
+      );
     return report(request, document, groupCode);
   });
 }
@@ -214,7 +243,7 @@ export const providerASandbox: SandboxDefinition = {
   urlSetting: 'cashRegisterAUrl',
   defaultPort: 8091,
   start: ({ host, port }) => {
-    const ledger = new SandboxLedger(['reject', 'fail', 'delay', 'timeout', 'error5xx']);
+    const ledger = new SandboxLedger(['reject', 'fail', 'delay', 'timeout', 'error5xx', 'credentials']);
     return startSandboxServer({
       name: 'cash-register-a',
       host,

@@ -1,9 +1,10 @@
 /**
- * The HTTP client of provider B (CASH_REGISTER_B, CloudKassir style; protocol in `protocol.ts` and
- * docs/receipts.md). Credentials go with every request (HTTP Basic); the registration carries our receipt id as
- * `X-Request-ID`, so a resend is answered with the first registration and never fiscalises twice (D8.3).
- * `Success: false` on registration and the status `Error` mean FAILED, `Cancelled` CANCELLED, `Processed`
- * COMPLETED (its fiscal attributes read from the receipt details); anything else is `unavailable` (P75).
+ * The HTTP client of provider B (CASH_REGISTER_B, CloudKassir; protocol in `protocol.ts` and docs/receipts.md).
+ * Credentials go with every request (HTTP Basic); the registration carries our receipt id as `X-Request-ID`, so
+ * a resend is answered with the first registration and never fiscalises twice (D8.3). `Success: false` on
+ * registration and the status `Error` mean FAILED, `Cancelled` CANCELLED, `Processed` COMPLETED with the fiscal
+ * data of `/kkt/receipt/get`'s `Model.AdditionalData`; a processed receipt whose fiscal data we cannot read, and
+ * anything else without a usable answer, is `unavailable`: the receipt stays pending and is asked about again (P75).
  */
 import { HttpClient, HttpTransportError } from '../../http-client.ts';
 import {
@@ -12,12 +13,15 @@ import {
   credentialsRefused,
   USER_AGENT,
   type CashRegisterConnector,
+  type FiscalData,
   type ProviderAccount,
   type ProviderOutcome,
   type ReceiptReference,
   type ReceiptToRegister,
+  type TaxationSystem,
 } from '../connector.ts';
 import {
+  parseReceiptTime,
   PATHS,
   TYPES,
   type Envelope,
@@ -27,10 +31,26 @@ import {
   type RegistrationModel,
 } from './protocol.ts';
 
-/** The body of a registration of `receipt` (P71: no VAT, full payment, commodity, paid electronically). */
+/** The operator's `TaxationSystem` of each taxation system (the `cloudpayments` package's `TaxationSystem`). */
+const TAXATION_SYSTEM: Record<TaxationSystem, number> = {
+  GENERAL: 0,
+  SIMPLIFIED_INCOME: 1,
+  SIMPLIFIED_INCOME_MINUS_EXPENSES: 2,
+  UNIFIED_AGRICULTURAL: 4,
+  PATENT: 5,
+};
+
+/**
+ * The body of a registration of `receipt` (P71: no VAT, full payment, commodity, paid electronically) with the
+ * company details of the account; the buyer's email is the company's, when set (docs/decisions.md).
+ * @throws Error when the account lacks the INN or taxation system (the settings are checked before)
+ */
 export function registrationBody(account: ProviderAccount, receipt: ReceiptToRegister): RegistrationBody {
+  const { inn, email, paymentAddress, taxationSystem } = account.company;
+  if (inn === null || taxationSystem === null)
+    throw new Error('provider B needs the company INN and taxation system');
   return {
-    ...(account.inn !== null && { Inn: account.inn }),
+    Inn: inn,
     Type: TYPES[receipt.type],
     InvoiceId: receipt.externalId,
     CustomerReceipt: {
@@ -44,10 +64,39 @@ export function registrationBody(account: ProviderAccount, receipt: ReceiptToReg
         Object: 1,
         MeasurementUnit: 'шт',
       })),
-      TaxationSystem: 1,
+      TaxationSystem: TAXATION_SYSTEM[taxationSystem],
+      ...(email !== null && { Email: email }),
+      ...(paymentAddress !== null && { CalculationPlace: paymentAddress }),
       Amounts: { Electronic: rubles(receipt.total), AdvancePayment: 0, Credit: 0, Provision: 0 },
     },
   };
+}
+
+/** A whole number written as a number or a digit string, as text; undefined otherwise. */
+function digits(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  return typeof value === 'string' && /^[0-9]+$/.test(value) ? value : undefined;
+}
+
+/**
+ * The fiscal data of `/kkt/receipt/get`'s model (`AdditionalData`), or the name of what is missing: a fiscal
+ * document number, sign, storage number and a time are required.
+ */
+export function fiscalDataOf(model: ReceiptDetails | undefined): FiscalData | string {
+  const data = model?.AdditionalData;
+  if (!data || typeof data !== 'object') return 'Model.AdditionalData';
+  const fiscalNumber = digits(data.DocumentNumber);
+  const fiscalDocumentAttribute = digits(data.FiscalSign);
+  const fiscalStorageNumber = digits(data.FiscalNumber);
+  const completedAt = parseReceiptTime(data.DateTime);
+  if (fiscalNumber === undefined) return 'AdditionalData.DocumentNumber';
+  if (fiscalDocumentAttribute === undefined) return 'AdditionalData.FiscalSign';
+  if (fiscalStorageNumber === undefined) return 'AdditionalData.FiscalNumber';
+  if (completedAt === undefined) return 'AdditionalData.DateTime';
+  const url = [data.OfdReceiptUrl, data.Url].find(
+    (candidate) => typeof candidate === 'string' && candidate !== '',
+  );
+  return { fiscalNumber, fiscalDocumentAttribute, fiscalStorageNumber, fnsUrl: url ?? null, completedAt };
 }
 
 /** Provider B's connector. */
@@ -116,25 +165,14 @@ export class ProviderBClient implements CashRegisterConnector {
     this.http.close();
   }
 
-  /** The fiscal attributes of a processed receipt. */
+  /** The fiscal data of a processed receipt; `unavailable` (asked again) when it cannot be read. */
   private async details(account: ProviderAccount, id: string): Promise<ProviderOutcome> {
     const answer = await this.post<ReceiptDetails>(account, PATHS.details, { Id: id });
     if ('kind' in answer) return answer;
-    const model = answer.Model;
-    if (!answer.Success || !model) return unavailable(`details: ${answer.Message ?? 'no receipt'}`);
-    const completedAt = new Date(model.DateTime);
-    return {
-      kind: 'completed',
-      providerReceiptId: id,
-      providerStatus: 'Processed',
-      fiscal: {
-        fiscalNumber: String(model.DocumentNumber),
-        fiscalDocumentAttribute: String(model.FiscalSign),
-        fiscalStorageNumber: String(model.FiscalNumber),
-        fnsUrl: model.Url || null,
-        completedAt: Number.isNaN(completedAt.getTime()) ? new Date() : completedAt,
-      },
-    };
+    if (!answer.Success) return unavailable(`details: ${answer.Message ?? 'no receipt'}`);
+    const fiscal = fiscalDataOf(answer.Model);
+    if (typeof fiscal === 'string') return unavailable(`details: a processed receipt without ${fiscal}`);
+    return { kind: 'completed', providerReceiptId: id, providerStatus: 'Processed', fiscal };
   }
 
   /** One exchange with Basic credentials; `unavailable` unless a 200 with a JSON envelope arrived. */

@@ -1,9 +1,12 @@
 /**
  * The sandbox of provider B (`cash-register-b`, port 8092 under `npm run sandbox`): speaks the protocol of
- * `protocol.ts` (CloudKassir style) on loopback. Every request must carry HTTP Basic credentials with the
- * sandbox password (any login); a registration is validated (lines, sums, amounts), registered once per login and
- * `X-Request-ID` (a repeat answers like the first time), processed after `processingMs` and reported as
- * `Queued`, `Processed`, `Error` or `Cancelled`. Fault control: `sandbox-kit.ts` (`cancel` included).
+ * `protocol.ts` (CloudKassir) on loopback. Every request must carry HTTP Basic credentials — any login and
+ * password, refused only under the `credentials` fault (401). A registration, in any letter case (the
+ * `cloudpayments` package's camelCase included), must have the package's shape (`document.ts`: `Inn`, `Type`,
+ * taxation system, items) and add up (Price × Quantity = Amount; `Amounts`, when given, add up to the items; absent,
+ * all is paid electronically); it is registered once per login and `X-Request-ID` (a repeat answers like the
+ * first time), processed after `processingMs` and reported as `Queued`, `Processed`, `Error` or `Cancelled`, the
+ * fiscal data of a processed one under `Model.AdditionalData`. Fault control: `sandbox-kit.ts` (`cancel` included).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SandboxDefinition } from '../../sandboxes.ts';
@@ -11,51 +14,40 @@ import {
   checkPageUrl,
   holdForFault,
   kopecksOf,
-  SANDBOX_PASSWORD,
   SandboxLedger,
   startSandboxServer,
   type SandboxDocument,
 } from '../sandbox-kit.ts';
+import { pascalCased, registrationProblems } from './document.ts';
 import {
+  formatReceiptTime,
   PATHS,
-  TYPES,
   type Envelope,
+  type ProtocolItem,
   type ReceiptDetails,
   type ReceiptStatus,
   type RegistrationBody,
 } from './protocol.ts';
 
-const TYPE_VALUES = new Set(Object.values(TYPES));
-
-/** Why a registration is invalid, or undefined. */
-function invalidRegistration(body: Partial<RegistrationBody>): string | undefined {
-  if (typeof body.Type !== 'string' || !TYPE_VALUES.has(body.Type)) return 'Type is not a receipt type';
-  const receipt = body.CustomerReceipt;
-  if (!receipt || typeof receipt.TaxationSystem !== 'number')
-    return 'CustomerReceipt.TaxationSystem is required';
-  if (!Array.isArray(receipt.Items) || receipt.Items.length === 0) return 'CustomerReceipt.Items is empty';
+/** Why the sums of a registration of the package's shape do not add up, or undefined. */
+function inconsistentSums(receipt: RegistrationBody['CustomerReceipt']): string | undefined {
   let total = 0;
   for (const [index, item] of receipt.Items.entries()) {
     const price = kopecksOf(item.Price);
     const amount = kopecksOf(item.Amount);
-    if (typeof item.Label !== 'string' || item.Label === '' || item.Label.length > 128)
-      return `Items[${index}].Label: 1..128 characters`;
-    if (price === undefined || amount === undefined) return `Items[${index}]: Price and Amount in rubles`;
-    if (typeof item.Quantity !== 'number' || item.Quantity <= 0)
-      return `Items[${index}].Quantity must be positive`;
-    if (price * item.Quantity !== amount) return `Items[${index}].Amount must be Price × Quantity`;
-    if (typeof item.Method !== 'number' || typeof item.Object !== 'number')
-      return `Items[${index}]: Method and Object are required`;
+    if (price === undefined || amount === undefined)
+      return `Items[${index}]: Price and Amount in rubles with at most 2 decimals`;
+    if (Math.abs(price * item.Quantity - amount) >= 1)
+      return `Items[${index}].Amount must be Price × Quantity`;
     total += amount;
   }
-  const amounts = receipt.Amounts;
-  const paid =
-    (kopecksOf(amounts?.Electronic) ?? Number.NaN) +
-    (kopecksOf(amounts?.AdvancePayment ?? 0) ?? Number.NaN) +
-    (kopecksOf(amounts?.Credit ?? 0) ?? Number.NaN) +
-    (kopecksOf(amounts?.Provision ?? 0) ?? Number.NaN);
-  if (paid !== total) return 'Amounts must add up to the sum of the items';
-  return undefined;
+  const amounts = receipt.Amounts as Partial<RegistrationBody['CustomerReceipt']['Amounts']> | undefined;
+  if (amounts === undefined) return undefined;
+  const paid = [amounts.Electronic, amounts.AdvancePayment, amounts.Credit, amounts.Provision].reduce<number>(
+    (sum, value) => sum + (kopecksOf(value ?? 0) ?? Number.NaN),
+    0,
+  );
+  return paid === total ? undefined : 'Amounts must add up to the sum of the items';
 }
 
 const STATUS_OF: Record<SandboxDocument['state'], ReceiptStatus> = {
@@ -67,12 +59,12 @@ const STATUS_OF: Record<SandboxDocument['state'], ReceiptStatus> = {
 
 /** Provider B's routes over `ledger`. */
 function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
-  /** The login of valid Basic credentials, or undefined after answering 401. */
+  /** The login of Basic credentials (any login and password), or undefined after answering 401. */
   const authorize = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
     const match = /^Basic\s+(.+)$/i.exec(request.headers.authorization ?? '');
     const decoded = match ? Buffer.from(match[1] as string, 'base64').toString('utf8') : '';
     const separator = decoded.indexOf(':');
-    if (separator <= 0 || decoded.slice(separator + 1) !== SANDBOX_PASSWORD) {
+    if (separator <= 0 || separator === decoded.length - 1 || ledger.refusesCredentials()) {
       void reply
         .code(401)
         .header('www-authenticate', 'Basic realm="kkt"')
@@ -93,10 +85,12 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
       return { Success: false, Message: 'X-Request-ID header is required', Model: { ErrorCode: -1 } };
     const fault = ledger.takeFault('register');
     if (fault?.mode === 'error5xx') return unavailableAnswer(reply);
-    const body = (request.body ?? {}) as Partial<RegistrationBody>;
-    const invalid = fault?.mode === 'reject' ? fault.message : invalidRegistration(body);
+    const [problem] = registrationProblems(request.body);
+    const body = pascalCased(request.body) as RegistrationBody;
+    const invalid =
+      fault?.mode === 'reject' ? fault.message : (problem ?? inconsistentSums(body.CustomerReceipt));
     if (invalid !== undefined) return { Success: false, Message: invalid, Model: { ErrorCode: -1 } };
-    const receipt = body.CustomerReceipt as RegistrationBody['CustomerReceipt'];
+    const items: ProtocolItem[] = body.CustomerReceipt.Items;
     const ending =
       fault?.mode === 'fail' || fault?.mode === 'cancel'
         ? {
@@ -108,9 +102,10 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
       login,
       requestId,
       {
-        operation: body.Type as string,
-        items: receipt.Items,
-        total: receipt.Items.reduce((sum, item) => sum + Math.round(item.Amount * 100), 0),
+        operation: body.Type,
+        items,
+        total: items.reduce((sum, item) => sum + (kopecksOf(item.Amount) ?? 0), 0),
+        taxationSystem: body.CustomerReceipt.TaxationSystem,
       },
       ending,
     );
@@ -138,25 +133,28 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
     const login = authorize(request, reply);
     if (login === undefined) return reply;
     const document = ledger.find(login, String((request.body as { Id?: unknown } | undefined)?.Id));
-    const fiscal = document?.fiscal;
-    if (!document || !fiscal) return { Success: false, Message: 'Receipt not found or not processed' };
+    if (!document) return { Success: false, Message: 'Receipt not found' };
+    const fiscal = document.fiscal;
     const answer: Envelope<ReceiptDetails> = {
       Success: true,
       Message: null,
       Model: {
-        Id: document.id,
-        Type: document.operation,
-        InvoiceId: document.externalId,
-        Amount: document.total / 100,
-        DocumentNumber: fiscal.fiscalDocumentNumber,
-        SessionNumber: fiscal.shiftNumber,
-        FiscalSign: fiscal.fiscalDocumentAttribute,
-        FiscalNumber: fiscal.fiscalStorageNumber,
-        RegNumber: '0000000002004563',
-        DateTime: new Date(fiscal.registeredAt.getTime() + 3 * 3_600_000)
-          .toISOString()
-          .replace('Z', '+03:00'),
-        Url: checkPageUrl(request, document.id),
+        Items: document.items as ProtocolItem[],
+        TaxationSystem: document.taxationSystem ?? 0,
+        AdditionalData: fiscal && {
+          Id: document.id,
+          Amount: document.total / 100,
+          Type: document.operation,
+          InvoiceId: document.externalId,
+          DocumentNumber: fiscal.fiscalDocumentNumber,
+          SessionNumber: fiscal.shiftNumber,
+          FiscalSign: fiscal.fiscalDocumentAttribute,
+          FiscalNumber: fiscal.fiscalStorageNumber,
+          RegNumber: '0000000002004563',
+          DateTime: formatReceiptTime(fiscal.registeredAt),
+          Url: checkPageUrl(request, document.id),
+          OfdReceiptUrl: checkPageUrl(request, document.id),
+        },
       },
     };
     return answer;
@@ -169,7 +167,15 @@ export const providerBSandbox: SandboxDefinition = {
   urlSetting: 'cashRegisterBUrl',
   defaultPort: 8092,
   start: ({ host, port }) => {
-    const ledger = new SandboxLedger(['reject', 'fail', 'cancel', 'delay', 'timeout', 'error5xx']);
+    const ledger = new SandboxLedger([
+      'reject',
+      'fail',
+      'cancel',
+      'delay',
+      'timeout',
+      'error5xx',
+      'credentials',
+    ]);
     return startSandboxServer({
       name: 'cash-register-b',
       host,
