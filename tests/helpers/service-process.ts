@@ -98,6 +98,8 @@ export interface FreshService {
   readonly url: string;
   /** Its DATA_DIR, holding `demo-credentials.json`. */
   readonly dataDir: string;
+  /** Everything it wrote to stdout and stderr so far. */
+  readonly output: string;
 }
 
 /**
@@ -123,6 +125,9 @@ export function useFreshService(name: string, env: Record<string, string> = {}):
     },
     get dataDir() {
       return dataDir;
+    },
+    get output() {
+      return service?.output() ?? '';
     },
   };
 }

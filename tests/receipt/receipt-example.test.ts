@@ -24,6 +24,9 @@ describe('examples/receipt.mjs on a fresh service', () => {
       expect(check.status).toBe(200);
       const fiscal = (await check.json()) as { total: number; fiscalDocumentNumber: number };
       expect(fiscal.total).toBe(5554.8);
+      // The service printed the URL of the sandbox it started, with the variable another instance would set.
+      const sandboxUrl = new URL(checkUrl ?? '').origin;
+      expect(service.output).toContain(`cash-register-a: ${sandboxUrl}  (CASH_REGISTER_A_URL=${sandboxUrl})`);
       expect(stdout).toContain(`fiscal document number (ФД)      ${fiscal.fiscalDocumentNumber}`);
     }
   });
