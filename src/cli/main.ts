@@ -132,7 +132,8 @@ program
       );
     }
     if (servers.length === 0) log('no sandbox to start');
-    else
+    else log('set these variables in every instance of the service that should share these sandboxes');
+    if (servers.length > 0)
       await new Promise<void>((resolve) => {
         const stop = () => void Promise.all(servers.map((server) => server.close())).then(() => resolve());
         process.once('SIGINT', stop);

@@ -11,6 +11,7 @@ import {
   COMPANY_SETTINGS,
   configureCashRegister,
   createDocument,
+  createReceipt,
   newReceipt,
   receiptAccount,
   updateReceipt,
@@ -180,6 +181,41 @@ describe('provider specifics', () => {
     } finally {
       await sandbox.settings({ tokenTtlMs: 24 * 60 * 60 * 1000 });
     }
+  });
+
+  it('sends nothing while settings saved before the company details lack one, naming it, and resumes once complete', async () => {
+    const account = await receiptAccount(context, 'CASH_REGISTER_A');
+    const order = await createDocument(app(), account);
+    const pending = await newReceipt(app(), account.writeToken, order.id, 'EXPENSE');
+    // As a row saved before migration 0020 would be.
+    await context.t.runtime.database.db
+      .updateTable('cash_register_setting')
+      .set({ company_email: null })
+      .where('organization_id', '=', account.organizationId)
+      .execute();
+    expectError(
+      await createReceipt(app(), account.writeToken, order.id),
+      400,
+      'error_cash_register_not_configured',
+      {
+        organizationId: account.organizationId,
+        missing: 'email',
+      },
+    );
+    expectError(
+      await updateReceipt(app(), account.readToken, pending.id),
+      400,
+      'error_cash_register_not_configured',
+      {
+        missing: 'email',
+      },
+    );
+    await configureCashRegister(app(), account.organizationId, {
+      service: 'CASH_REGISTER_A',
+      baseUrl: context.sandboxes.CASH_REGISTER_A.url,
+      login: `shop-${account.clientId}`,
+    });
+    expect((await updateUntil(app(), account.readToken, pending.id, settled)).status).toBe('COMPLETED');
   });
 
   it('sends provider A receipts to the organization’s group code, the login when unset', async () => {

@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SandboxDefinition } from '../../sandboxes.ts';
 import {
   checkPageUrl,
+  FAULT_MODES,
   holdForFault,
   kopecksOf,
   SandboxLedger,
@@ -167,15 +168,7 @@ export const providerBSandbox: SandboxDefinition = {
   urlSetting: 'cashRegisterBUrl',
   defaultPort: 8092,
   start: ({ host, port }) => {
-    const ledger = new SandboxLedger([
-      'reject',
-      'fail',
-      'cancel',
-      'delay',
-      'timeout',
-      'error5xx',
-      'credentials',
-    ]);
+    const ledger = new SandboxLedger(FAULT_MODES);
     return startSandboxServer({
       name: 'cash-register-b',
       host,
