@@ -10,7 +10,8 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import type { DB } from '../../db/schema.ts';
 import { notifyChange, type ChangeNotifier } from '../../db/notifications.ts';
 import { generateToken, hashToken } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound, validationError } from '../../http/errors.ts';
+import { assertProviderUrl, UnsafeTargetError } from '../../connectors/url-guard.ts';
 import {
   cashRegisterRepository,
   clientRepository,
@@ -143,7 +144,7 @@ export class AccountService {
       organization_id: organization.id,
       service: body.service,
       api_key: this.secrets.seal(body.apiKey),
-      base_url: body.baseUrl ?? null,
+      base_url: providerBaseUrl(body.baseUrl),
     });
     return presentIntegration(row);
   }
@@ -157,7 +158,7 @@ export class AccountService {
       service: body.service,
       login: body.login,
       password: this.secrets.seal(body.password),
-      base_url: body.baseUrl ?? null,
+      base_url: providerBaseUrl(body.baseUrl),
       group_code: body.groupCode ?? null,
     });
     return presentCashRegister(row);
@@ -207,6 +208,22 @@ export class AccountService {
     if (!organization) throw notFound('organization', organizationId);
     return organization;
   }
+}
+
+/**
+ * A provider's `baseUrl` as stored: `http(s)` only, never a cloud metadata name, link-local or metadata address;
+ * private addresses are allowed (P162). Absent = null (the configured default URL).
+ * @throws AppError `error_validation` on field `baseUrl` naming the reason
+ */
+function providerBaseUrl(baseUrl: string | null | undefined): string | null {
+  if (baseUrl === undefined || baseUrl === null) return null;
+  try {
+    assertProviderUrl(baseUrl);
+  } catch (error) {
+    if (error instanceof UnsafeTargetError) throw validationError('baseUrl', error.reason);
+    throw error;
+  }
+  return baseUrl;
 }
 
 /** What the demo account seed prints once and stores in the data directory. */
