@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: one run of every benchmark on this machine, printed and recorded in docs/performance.md.
  *
- *   npm run bench                 full run (≈ 4 minutes)
+ *   npm run bench                 full run (≈ 5 minutes)
  *   npm run bench -- --no-docs    print only, leave docs/performance.md alone
  *   BENCH_LOAD_SECONDS=3 npm run bench -- --no-docs   a quicker, noisier run
  *
@@ -24,6 +24,7 @@ import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import { benchLimits } from './limits.ts';
 import { benchReceipts } from './receipts.ts';
+import { benchSlowClients } from './slow-clients.ts';
 import {
   liveServers,
   startService,
@@ -135,6 +136,7 @@ async function main(): Promise<void> {
       await benchConditional(context, log),
       await benchCampaigns(context, log),
       await benchLimits(context, log),
+      await benchSlowClients(context, log),
     ];
     const webhooks = await webhooksPart(context);
     if (webhooks) parts.push(webhooks);

@@ -14,12 +14,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Runtime } from './runtime.ts';
 import { authenticationHook } from './http/auth.ts';
 import {
-  answerClientError,
   callerRequestId,
   installErrorHandlers,
   installShutdownAnswer,
   sendAppError,
 } from './http/error-handler.ts';
+import { clientErrorHandler, installRequestAborts } from './http/client-disconnects.ts';
+import { connectionLimits, edgeServerOptions, installConnectionLimits } from './http/connections.ts';
 import { validationError } from './http/errors.ts';
 import { transformRoute } from './http/openapi.ts';
 import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts';
@@ -34,8 +35,11 @@ import type { ResourceGroup } from './modules/group.ts';
 
 /** Options of `buildApp`. */
 export interface BuildAppOptions {
-  /** pino logger options or `false` to disable request logs (tests). */
-  logger?: boolean | { level: string };
+  /**
+   * `false` disables logs (tests); `stream` sends the log lines there instead of standard output (tests reading
+   * them), `level` overrides `LOG_LEVEL`.
+   */
+  logger?: boolean | { level?: string; stream?: { write(line: string): void } };
 }
 
 /**
@@ -48,11 +52,18 @@ export async function buildApp(
   options: BuildAppOptions = {},
 ): Promise<FastifyInstance> {
   const { config } = runtime;
+  const logger = typeof options.logger === 'object' ? options.logger : {};
   const app = Fastify({
     logger:
       options.logger === false
         ? false
-        : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-admin-token"]'] },
+        : {
+            level: logger.level ?? config.logLevel,
+            redact: ['req.headers.authorization', 'req.headers["x-admin-token"]'],
+            ...(logger.stream && { stream: logger.stream }),
+          },
+    // Time limits of a request's arrival, keep-alive and trusted proxies (P164).
+    ...edgeServerOptions(config),
     // The caller's x-request-id is kept only when it is short and printable (P33); otherwise a new UUID.
     requestIdHeader: false,
     genReqId: (request) => callerRequestId(request.headers['x-request-id']) ?? randomUUID(),
@@ -64,7 +75,7 @@ export async function buildApp(
     frameworkErrors: (error, _request, reply) => {
       void sendAppError(reply, validationError('url', `malformed URL: ${error.message}`), 'ru');
     },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: clientErrorHandler(runtime.metrics),
     ajv: {
       customOptions: {
         coerceTypes: 'array',
@@ -79,6 +90,8 @@ export async function buildApp(
       plugins: [finiteNumbersPlugin],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  installConnectionLimits(app, connectionLimits(config), config, runtime.metrics);
+  installRequestAborts(app, runtime.metrics);
   installStrictInput(app);
   installShutdownAnswer(app);
   installRequestMetrics(app, runtime.metrics);

@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import proxyAddr from '@fastify/proxy-addr';
 
 /** Resolved settings of one service process. */
 export interface Config {
@@ -126,6 +127,36 @@ export interface Config {
    * (bind the service to a private interface or put it behind a proxy).
    */
   metricsToken: string | undefined;
+  /**
+   * `TRUST_PROXY`: comma-separated addresses or CIDR ranges of the reverse proxies in front of the service (also
+   * `loopback`, `linklocal`, `uniquelocal`, as Fastify's `trustProxy` takes them); empty = none (the default).
+   * A request from one of them is taken to come from the address its `X-Forwarded-For` names: in logs, rate
+   * limits and the per-source request count; connections from them are exempt from the per-source cap (P164).
+   */
+  trustProxy: string[];
+  /**
+   * `REQUEST_TIMEOUT_MS` (default 30000): time a request has to arrive whole, headers and body, from its first
+   * byte; a slower one gets 408 `error_request_timeout` and its connection is closed. 0 = no bound (P164).
+   */
+  requestTimeoutMs: number;
+  /**
+   * `HEADERS_TIMEOUT_MS` (default 10000, at most `requestTimeoutMs`): time the headers of a request, or the first
+   * request of a new connection, have to arrive (P164).
+   */
+  headersTimeoutMs: number;
+  /** `KEEP_ALIVE_TIMEOUT_MS` (default 5000): an idle kept-alive connection is closed after this long (P164). */
+  keepAliveTimeoutMs: number;
+  /**
+   * `MAX_CONNECTIONS`: open connections the process accepts in total; unset = derived from the process's limit of
+   * open files with headroom for the database pool, webhook deliveries, connectors and files
+   * (`src/http/connections.ts`, P164). Beyond it a new connection is closed at once.
+   */
+  maxConnections: number | undefined;
+  /**
+   * `MAX_CONNECTIONS_PER_SOURCE` (default 128; 0 = no cap): open connections accepted from one source, an IPv4
+   * address or an IPv6 /64; connections from a trusted proxy are not capped per source (P164).
+   */
+  maxConnectionsPerSource: number;
 }
 
 function flag(value: string | undefined): boolean | undefined {
@@ -154,6 +185,36 @@ function rateLimitStore(env: NodeJS.ProcessEnv, databaseUrl: string | undefined)
   return store;
 }
 
+/**
+ * `TRUST_PROXY` as a list; every entry must be an address, a CIDR range or one of proxy-addr's names.
+ * @throws Error naming the first entry proxy-addr cannot compile
+ */
+function trustedProxies(value: string | undefined): string[] {
+  const entries = (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    try {
+      proxyAddr.compile(entry);
+    } catch {
+      throw new Error(`TRUST_PROXY must list addresses or CIDR ranges, got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
+/** `HEADERS_TIMEOUT_MS`: at most the request bound (Node refuses a larger one). */
+function headersTimeout(env: NodeJS.ProcessEnv, requestTimeoutMs: number): number {
+  const given = env.HEADERS_TIMEOUT_MS;
+  const bound = requestTimeoutMs === 0 ? Infinity : requestTimeoutMs;
+  if (given === undefined || given === '') return Math.min(10_000, bound);
+  const value = Math.max(1, integer('HEADERS_TIMEOUT_MS', given, 10_000));
+  if (value > bound)
+    throw new Error(`HEADERS_TIMEOUT_MS (${value}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  return value;
+}
+
 function seconds(name: string, value: string | undefined, fallback: number[]): number[] {
   if (value === undefined || value.trim() === '') return fallback;
   const parsed = value.split(',').map((part) => Number(part.trim()));
@@ -164,11 +225,13 @@ function seconds(name: string, value: string | undefined, fallback: number[]): n
 
 /**
  * Reads the settings from `env`.
- * @throws Error when a numeric setting is not a non-negative integer, or `RATE_LIMIT_STORE` is unknown (or
- *   `redis` without `REDIS_URL`).
+ * @throws Error when a numeric setting is not a non-negative integer, `RATE_LIMIT_STORE` is unknown (or
+ *   `redis` without `REDIS_URL`), `TRUST_PROXY` lists something else than addresses, or `HEADERS_TIMEOUT_MS`
+ *   exceeds `REQUEST_TIMEOUT_MS`.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
+  const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000);
   return {
     port: integer('PORT', env.PORT, 8080),
     host: env.HOST || '127.0.0.1',
@@ -234,5 +297,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitStore: rateLimitStore(env, databaseUrl),
     redisUrl: env.REDIS_URL || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
+    trustProxy: trustedProxies(env.TRUST_PROXY),
+    requestTimeoutMs,
+    headersTimeoutMs: headersTimeout(env, requestTimeoutMs),
+    keepAliveTimeoutMs: Math.max(1, integer('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 5_000)),
+    maxConnections: env.MAX_CONNECTIONS
+      ? Math.max(1, integer('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 0))
+      : undefined,
+    maxConnectionsPerSource: integer('MAX_CONNECTIONS_PER_SOURCE', env.MAX_CONNECTIONS_PER_SOURCE, 128),
   };
 }

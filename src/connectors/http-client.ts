@@ -2,20 +2,28 @@
  * The outbound HTTP client of every external system the service calls (webhook receivers, cash-register
  * providers, marketplaces): keep-alive connection pools, one time limit for the whole exchange, redirects never
  * followed (a 3xx is returned as it is), and — unless `allowPrivate` — connections only to public addresses
- * (the URL guard of D9.4, checked on the address actually connected to, so DNS rebinding has no window).
+ * (the URL guard of D9.4, checked on the address actually connected to, so DNS rebinding has no window). With
+ * `allowPrivate`, link-local and cloud metadata addresses and names are still refused (P165).
  *
  * It never logs: callers decide what of a request is safe to record (no tokens, secrets or keys).
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
-import { assertPublicAddress, guardedLookup, UnsafeTargetError } from './url-guard.ts';
+import {
+  assertConnectableUrl,
+  guardedLookup,
+  metadataGuardedLookup,
+  UnsafeTargetError,
+} from './url-guard.ts';
 
 /** Settings of one client. */
 export interface HttpClientOptions {
   /** Limit for the whole exchange (connect, send, headers and body), in ms. */
   timeoutMs: number;
-  /** Allow loopback, private and link-local targets (operator-configured URLs, sandboxes, tests). */
+  /**
+   * Allow loopback and private targets (operator-configured URLs, sandboxes, tests); link-local and cloud
+   * metadata targets are refused all the same.
+   */
   allowPrivate: boolean;
   /** Largest response body kept, in bytes (default 8 MiB); a larger one fails the request. */
   maxResponseBytes?: number;
@@ -72,10 +80,7 @@ export class HttpClient {
     let url: URL;
     try {
       url = new URL(request.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:')
-        throw new UnsafeTargetError('only http and https URLs are allowed');
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      if (!this.options.allowPrivate && isIP(host)) assertPublicAddress(host);
+      assertConnectableUrl(url, this.options.allowPrivate);
     } catch (error) {
       throw transportError(error, timeoutMs);
     }
@@ -105,7 +110,7 @@ export class HttpClient {
           agent: secure ? this.httpsAgent : this.httpAgent,
           headers,
           signal: AbortSignal.timeout(timeoutMs),
-          ...(!this.options.allowPrivate && { lookup: guardedLookup }),
+          lookup: this.options.allowPrivate ? metadataGuardedLookup : guardedLookup,
         },
         (response) => {
           const chunks: Buffer[] = [];

@@ -211,6 +211,11 @@ export const errorCatalog = {
     ru: 'Заголовки или адрес запроса слишком велики',
     en: 'The request headers or URL are too large',
   },
+  error_request_timeout: {
+    status: 408,
+    ru: 'Запрос не пришёл целиком вовремя; соединение закрыто',
+    en: 'The request did not arrive in time; the connection is closed',
+  },
   error_service_unavailable: {
     status: 503,
     ru: 'Сервис останавливается; повторите запрос',

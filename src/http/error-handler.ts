@@ -1,12 +1,14 @@
 /**
  * One error handler for the whole API (STYLE §5): renders every failure as `{error, localMessage, params}`
  * (spec §7, D3.1) in the caller's language, maps framework errors to catalog codes and hides anything
- * unexpected behind `error_unknown` (never a stack trace or SQL).
+ * unexpected behind `error_unknown` (never a stack trace or SQL). Only faults of the service are logged at
+ * `error`; a client that hung up is not one (`src/http/client-disconnects.ts`).
  */
-import net, { type Socket } from 'node:net';
+import net from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from './errors.ts';
 import { renderMessage, type Lang } from './error-catalog.ts';
+import { isClientGone } from './client-disconnects.ts';
 
 interface AjvError {
   instancePath: string;
@@ -93,6 +95,12 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimitBytes: numbe
         contentType: request.headers['content-type'] ?? '',
       });
     }
+    if (!appError && isClientGone(request, error)) {
+      // The client hung up or was cut for a timeout (counted and logged in client-disconnects.ts); the answer
+      // below reaches no one.
+      request.log.debug({ code: error.code }, 'request body not read to its end: the client is gone');
+      appError = validationError('body', 'the request body did not arrive whole');
+    }
     if (!appError) {
       request.log.error({ err: error }, 'unexpected error');
       appError = new AppError('error_unknown');
@@ -113,31 +121,6 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 /** The caller's `x-request-id` when it is 1–128 printable ASCII characters (P33); else undefined. */
 export function callerRequestId(header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : undefined;
-}
-
-/**
- * Answers errors the HTTP parser raises before Fastify sees a request (headers or URL too large, malformed
- * request) in the error model, then closes the connection; a socket that is already gone is just destroyed.
- */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const appError =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? new AppError('error_headers_too_large')
-      : validationError('request', 'malformed HTTP request');
-  const body = JSON.stringify({
-    error: appError.code,
-    localMessage: renderMessage(appError.code, 'ru', appError.params),
-    params: appError.params,
-  });
-  socket.end(
-    `HTTP/1.1 ${appError.statusCode} ${appError.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `connection: close\r\n\r\n${body}`,
-  );
 }
 
 declare module 'fastify' {

@@ -44,6 +44,36 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * `seller_ops_http_connections_refused_total{limit}`: connections closed as they were accepted because their
+   * source (`per_source`) or the process (`total`) was at its cap (P164).
+   */
+  readonly httpConnectionsRefused = new Counter({
+    name: 'seller_ops_http_connections_refused_total',
+    help: 'Connections closed at once because their source (per_source) or the process (total) was at its cap',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * `seller_ops_http_incomplete_requests_total{reason}`: requests the client hung up on (`aborted`) or that did
+   * not arrive within the headers or request time limit (`timeout`, the connection closed with 408) (P164).
+   */
+  readonly httpIncompleteRequests = new Counter({
+    name: 'seller_ops_http_incomplete_requests_total',
+    help: 'Requests the client hung up on (aborted) or that did not arrive in time (timeout)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  /** `seller_ops_http_connections{state}`: open connections of this process (`open`) and its caps (P164). */
+  readonly httpConnections = new Gauge({
+    name: 'seller_ops_http_connections',
+    help: 'Open HTTP connections of this process (open) and its caps (limit_total, limit_per_source; 0 = none)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+
   /** `seller_ops_metrics_collect_errors_total`: scrapes that could not read a figure from the database. */
   readonly collectErrors = new Counter({
     name: 'seller_ops_metrics_collect_errors_total',
@@ -59,6 +89,8 @@ export class ServiceMetrics {
     collectDefaultMetrics({ register: this.registry });
     for (const outcome of ['delivered', 'retry', 'failed', 'gone'] as const)
       this.webhookDeliveryAttempts.inc({ outcome }, 0);
+    for (const limit of ['per_source', 'total'] as const) this.httpConnectionsRefused.inc({ limit }, 0);
+    for (const reason of ['aborted', 'timeout'] as const) this.httpIncompleteRequests.inc({ reason }, 0);
     const collectErrors = this.collectErrors;
     /** Runs `read` on scrape; a failure is counted and leaves the gauge without values for that scrape. */
     const guarded = (read: () => Promise<void>) =>

@@ -29,6 +29,8 @@ export interface TestApp {
 /** Options of a test app: the runtime's, plus groups of the test's own (e.g. a group with test task kinds). */
 export interface TestAppOptions extends RuntimeOptions {
   groups?: GroupFactory[];
+  /** Receives the app's log lines from `debug` up (default: no logs). */
+  log?: { write(line: string): void };
 }
 
 /** URL of the database of this test run. */
@@ -55,7 +57,9 @@ export async function buildTestApp(
   });
   const runtime = await openRuntime(config, databaseUrl, options);
   const groups = createGroups(runtime, options.groups);
-  const app = await buildApp(runtime, groups, { logger: false });
+  const app = await buildApp(runtime, groups, {
+    logger: options.log ? { level: 'debug', stream: options.log } : false,
+  });
   await app.ready();
   await startGroupWorkers(runtime, groups);
   return {

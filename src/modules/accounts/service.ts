@@ -12,6 +12,7 @@ import { notifyChange, type ChangeNotifier } from '../../db/notifications.ts';
 import { generateToken, hashToken } from '../../http/auth.ts';
 import { notFound, validationError } from '../../http/errors.ts';
 import { missingCompanyDetail, type CompanyDetails } from '../../connectors/cash-register/connector.ts';
+import { assertProviderUrl, UnsafeTargetError } from '../../connectors/url-guard.ts';
 import {
   cashRegisterRepository,
   clientRepository,
@@ -158,7 +159,7 @@ export class AccountService {
       organization_id: organization.id,
       service: body.service,
       api_key: this.secrets.seal(body.apiKey),
-      base_url: body.baseUrl ?? null,
+      base_url: providerBaseUrl(body.baseUrl),
     });
     return presentIntegration(row);
   }
@@ -197,7 +198,7 @@ export class AccountService {
       service: body.service,
       login: body.login,
       password: this.secrets.seal(body.password),
-      base_url: body.baseUrl ?? null,
+      base_url: providerBaseUrl(body.baseUrl),
       group_code: body.groupCode ?? null,
       inn: company.inn,
       company_email: company.email,
@@ -251,6 +252,22 @@ export class AccountService {
     if (!organization) throw notFound('organization', organizationId);
     return organization;
   }
+}
+
+/**
+ * A provider's `baseUrl` as stored: `http(s)` only, never a cloud metadata name, link-local or metadata address;
+ * private addresses are allowed (P165). Absent = null (the configured default URL).
+ * @throws AppError `error_validation` on field `baseUrl` naming the reason
+ */
+function providerBaseUrl(baseUrl: string | null | undefined): string | null {
+  if (baseUrl === undefined || baseUrl === null) return null;
+  try {
+    assertProviderUrl(baseUrl);
+  } catch (error) {
+    if (error instanceof UnsafeTargetError) throw validationError('baseUrl', error.reason);
+    throw error;
+  }
+  return baseUrl;
 }
 
 /** What the demo account seed prints once and stores in the data directory. */
