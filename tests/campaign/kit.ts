@@ -6,7 +6,7 @@
  * the stored campaigns and statistics of an organization.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp, type TestAppOptions } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
@@ -18,7 +18,7 @@ import { Market1Client } from '../../src/connectors/market1/client.ts';
 import type { Market1Connector } from '../../src/connectors/market1/connector.ts';
 import type { SandboxServer } from '../../src/connectors/sandboxes.ts';
 import type { TmsTask } from '../../src/modules/task/schemas.ts';
-import { conformanceRecorder } from '../market1/openapi-conformance.ts';
+import { useConformanceCheck } from '../market1/openapi-conformance.ts';
 
 export type { TmsTask };
 
@@ -95,12 +95,7 @@ export function useCampaignApp(
   const context = {} as CampaignContext;
   let sandbox: Awaited<ReturnType<typeof startCampaignSandbox>> | undefined;
   // What the service sends to Market1 and what the sandbox answers must follow the published documents.
-  const conformance = conformanceRecorder();
-  afterEach(() => {
-    const violations = conformance.violations();
-    conformance.exchanges.length = 0;
-    expect(violations).toEqual([]);
-  });
+  const conformance = useConformanceCheck();
   beforeAll(async () => {
     context.database = await createOwnDatabase('campaign');
     sandbox = await startCampaignSandbox(conformance.onExchange);

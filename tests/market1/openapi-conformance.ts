@@ -11,19 +11,12 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { afterEach, expect } from 'vitest';
 import { parse } from 'yaml';
+import type { SandboxExchange } from '../../src/connectors/market1/sandbox.ts';
 
-/** One exchange as the sandbox's `onExchange` reports it. */
-export interface Exchange {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  requestContentType: string | undefined;
-  requestBody: unknown;
-  status: number;
-  responseContentType: string | undefined;
-  responseText: string;
-}
+/** One exchange as the sandbox's `onExchange` reports it (the fault mode aside). */
+export type Exchange = Omit<SandboxExchange, 'fault'>;
 
 /** An operation deliberately outside the documents (a documented sandbox extension, docs/market1.md). */
 export interface Extension {
@@ -263,11 +256,11 @@ export function market1Conformance(): OpenApiConformance {
  * fault answered (a fault is outside the protocol on purpose).
  */
 export function conformanceRecorder(): {
-  onExchange: (exchange: Exchange & { fault: string | undefined }) => void;
-  exchanges: Exchange[];
+  onExchange: (exchange: SandboxExchange) => void;
+  exchanges: SandboxExchange[];
   violations: () => string[];
 } {
-  const exchanges: (Exchange & { fault: string | undefined })[] = [];
+  const exchanges: SandboxExchange[] = [];
   return {
     onExchange: (exchange) => exchanges.push(exchange),
     exchanges,
@@ -276,4 +269,18 @@ export function conformanceRecorder(): {
         .filter((exchange) => exchange.fault === undefined)
         .flatMap((exchange) => market1Conformance().check(exchange, MARKET1_EXTENSIONS)),
   };
+}
+
+/**
+ * A recorder whose exchanges are checked after each test of the file: the test fails when one of them left the
+ * published protocol. Pass its `onExchange` to `startMarket1Sandbox`.
+ */
+export function useConformanceCheck(): ReturnType<typeof conformanceRecorder> {
+  const recorder = conformanceRecorder();
+  afterEach(() => {
+    const violations = recorder.violations();
+    recorder.exchanges.length = 0;
+    expect(violations).toEqual([]);
+  });
+  return recorder;
 }

@@ -188,12 +188,6 @@ export function campaignStatusOf(code: number): CampaignStatus {
   return STATUS_BY_CODE.get(code) ?? 'UNKNOWN';
 }
 
-/** The marketplace code of a status, or undefined when the document has none for it. */
-export function campaignStatusCode(status: CampaignStatus): number | undefined {
-  for (const [code, value] of STATUS_BY_CODE) if (value === status) return code;
-  return undefined;
-}
-
 /** Our payment type of the wire's `payment_type`. */
 export function paymentTypeOf(wire: string | undefined): PaymentType {
   return wire === 'cpm' ? 'CPM' : wire === 'cpc' ? 'CPC' : 'UNKNOWN';
