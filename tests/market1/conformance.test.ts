@@ -214,6 +214,50 @@ describe('live traffic of the sandbox', () => {
     expect(current.status).toBe(200);
     expect(recorder.violations()).toEqual([]);
   });
+
+  it("answers the documents' error bodies: 400 of details, statistics, create and start, 422 and 429", async () => {
+    const key = { authorization: 'another key' };
+    const day = marketplaceDay(Date.now());
+    const tooMany = Array.from({ length: 51 }, (_, index) => index + 1).join(',');
+    const statuses = [
+      (
+        await fetch(`${sandbox.url}/adv/v3/fullstats?ids=${tooMany}&beginDate=${day}&endDate=${day}`, {
+          headers: key,
+        })
+      ).status,
+      (await fetch(`${sandbox.url}/api/advert/v2/adverts?statuses=12`, { headers: key })).status,
+      (
+        await fetch(`${sandbox.url}/adv/v2/seacat/save-ad`, {
+          method: 'POST',
+          headers: { ...key, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'x', nms: [1], bid_type: 'manual' }),
+        })
+      ).status,
+      (await fetch(`${sandbox.url}/adv/v0/start?id=1`, { headers: key })).status,
+    ];
+    expect(statuses).toEqual([400, 400, 400, 400]);
+    const { adverts } = (await (
+      await fetch(`${sandbox.url}/api/advert/v2/adverts?statuses=7`, { headers: key })
+    ).json()) as {
+      adverts: { id: number }[];
+    };
+    const finished = await fetch(`${sandbox.url}/adv/v0/pause?id=${adverts[0]!.id}`, { headers: key });
+    expect(finished.status).toBe(422);
+    expect(finished.headers.get('content-type')).toMatch(/^text\/plain/);
+    await fetch(`${sandbox.url}/__sandbox/rate-limits`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'real' }),
+    });
+    const balances = [];
+    for (let call = 0; call < 6; call += 1)
+      balances.push((await fetch(`${sandbox.url}/adv/v1/balance`, { headers: key })).status);
+    expect(balances).toEqual([200, 200, 200, 200, 200, 429]);
+    // The answers all follow the documents; the one request made outside them on purpose is caught.
+    expect(recorder.violations()).toEqual([
+      'GET /api/advert/v2/adverts: query parameter statuses=12: data must be equal to one of the allowed values',
+    ]);
+  });
 });
 
 describe('values the document does not list', () => {
