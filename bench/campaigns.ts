@@ -1,6 +1,6 @@
 /**
  * Campaign figures (spec §4.6, P103): how fast the campaign import writes campaigns and statistics rows, against
- * the Market1 sandbox with its rate limits off (with them on, the marketplace's one statistics request a minute
+ * the Market1 sandbox with its rate limits off (with them on, the marketplace's one statistics request per 20 s
  * decides, not us). The sandbox runs in the bench process; the demo organization's integration is pointed at it
  * (`base_url` in SQL; its key stays the demo's sealed one).
  *

@@ -18,7 +18,7 @@ import {
 } from './kit.ts';
 
 const context = useCampaignApp();
-const STATISTICS_PATH = '/adv/v2/fullstats';
+const STATISTICS_PATH = '/adv/v3/fullstats';
 
 /** The sandbox's log of the statistics requests made with `apiKey`. */
 async function statisticsRequests(apiKey: string): Promise<SandboxRequestLog[]> {

@@ -18,6 +18,7 @@ import { Market1Client } from '../../src/connectors/market1/client.ts';
 import type { Market1Connector } from '../../src/connectors/market1/connector.ts';
 import type { SandboxServer } from '../../src/connectors/sandboxes.ts';
 import type { TmsTask } from '../../src/modules/task/schemas.ts';
+import { useConformanceCheck } from '../market1/openapi-conformance.ts';
 
 export type { TmsTask };
 
@@ -58,9 +59,14 @@ async function control(url: string, method: 'POST' | 'DELETE', path: string, bod
   expect(response.status, await response.clone().text()).toBe(204);
 }
 
-/** Starts the Market1 sandbox on a free loopback port without rate limits. */
-export async function startCampaignSandbox(): Promise<Market1Sandbox & { close(): Promise<void> }> {
-  const server = await startMarket1Sandbox({ host: '127.0.0.1', port: 0, rateLimits: 'off' });
+/**
+ * Starts the Market1 sandbox on a free loopback port without rate limits; `onExchange` sees its traffic (the
+ * conformance check of `useCampaignApp`).
+ */
+export async function startCampaignSandbox(
+  onExchange?: Parameters<typeof startMarket1Sandbox>[0]['onExchange'],
+): Promise<Market1Sandbox & { close(): Promise<void> }> {
+  const server = await startMarket1Sandbox({ host: '127.0.0.1', port: 0, rateLimits: 'off', onExchange });
   const client = new Market1Client({ retry: { backoffMs: 10 } });
   return {
     url: server.url,
@@ -78,7 +84,8 @@ export async function startCampaignSandbox(): Promise<Market1Sandbox & { close()
 
 /**
  * Builds this file's app on a database of its own with the Market1 sandbox, and closes everything after the
- * file.
+ * file. After each test, every exchange with the sandbox (faults aside) is checked against the marketplace's
+ * published documents (`tests/market1/openapi-conformance.ts`).
  * @returns the context, filled in `beforeAll`
  */
 export function useCampaignApp(
@@ -87,9 +94,11 @@ export function useCampaignApp(
 ): CampaignContext {
   const context = {} as CampaignContext;
   let sandbox: Awaited<ReturnType<typeof startCampaignSandbox>> | undefined;
+  // What the service sends to Market1 and what the sandbox answers must follow the published documents.
+  const conformance = useConformanceCheck();
   beforeAll(async () => {
     context.database = await createOwnDatabase('campaign');
-    sandbox = await startCampaignSandbox();
+    sandbox = await startCampaignSandbox(conformance.onExchange);
     context.sandbox = sandbox;
     context.t = await buildTestApp({ ...CAMPAIGN_TEST_ENV, ...env }, context.database.url, options);
   });

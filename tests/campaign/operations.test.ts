@@ -32,11 +32,15 @@ const create = (account: CampaignAccount, body: object, organizationId: number =
 
 /** Creates a search-and-catalog campaign (READY on the marketplace) and returns it. */
 async function createReady(account: CampaignAccount): Promise<Campaign> {
-  const { nms } = await subjectWithProducts(account);
+  const { subjectId, nms } = await subjectWithProducts(account);
+  // A campaign starts from READY only with a budget: an AUTO campaign created paused has one.
   const response = await create(account, {
-    type: 'IN_SEARCH_AND_CATALOG',
+    type: 'AUTO',
     name: 'Ready',
+    categoryId: subjectId,
     nms: nms.join(','),
+    sum: 600,
+    onPause: true,
   });
   expect(response.statusCode, response.body).toBe(200);
   return response.json<Campaign>();
@@ -56,7 +60,7 @@ const setStatus = (
   });
 
 describe('POST /api/campaign/createCampaign', () => {
-  it('creates an automatic campaign on the marketplace, takes its budget and stores it', async () => {
+  it('creates a unified-bid (AUTO) campaign on the marketplace, tops up its budget and stores it READY', async () => {
     const account = await campaignAccount(context);
     const market1 = context.sandbox.connector(account.apiKey);
     const before = await market1.getBalance();
@@ -76,8 +80,8 @@ describe('POST /api/campaign/createCampaign', () => {
       name: 'Autumn sale',
       campaignName: 'Autumn sale',
       type: 'AUTO',
-      statusType: 'PAUSED',
-      onPause: true,
+      statusType: 'READY',
+      onPause: false,
       writeOffType: 'NET',
       categoryId: subjectId,
       nms: [...nms].sort((a, b) => a - b).join(','),
@@ -89,7 +93,7 @@ describe('POST /api/campaign/createCampaign', () => {
     const [onMarketplace] = await market1.getCampaigns([campaign.externalId]);
     expect(onMarketplace).toMatchObject({
       name: 'Autumn sale',
-      status: 'PAUSED',
+      status: 'READY',
       externalProductIds: campaign.nms.split(',').map(Number),
     });
     const stored = await context.t.runtime.database.db
@@ -147,15 +151,22 @@ describe('POST /api/campaign/createCampaign', () => {
   it("passes the marketplace's refusal through as error_market1_api with its message", async () => {
     const account = await campaignAccount(context);
     const { subjectId, nms } = await subjectWithProducts(account);
+    const refused = await create(account, { type: 'IN_SEARCH_AND_CATALOG', name: 'Foreign', nms: '1' });
+    expectError(refused, 400, 'error_market1_api', { message: 'Товар 1 не найден у продавца' });
+    // A refused budget top-up after the campaign exists names the campaign (the next import stores it).
     const response = await create(account, {
       type: 'AUTO',
-      name: 'Too cheap',
+      name: 'Too rich',
       categoryId: subjectId,
       nms: nms.join(','),
-      sum: 100,
+      sum: 100_000_000,
     });
-    expectError(response, 400, 'error_market1_api', { message: 'the budget top-up is at least 500 roubles' });
-    expect(response.json<ErrorBody>().localMessage).toContain('the budget top-up is at least 500 roubles');
+    expectError(response, 400, 'error_market1_api');
+    const { message } = response.json<ErrorBody & { params: { message: string } }>().params;
+    expect(message).toMatch(
+      /^campaign \d+ was created, but its budget deposit was refused: insufficient funds/,
+    );
+    expect(response.json<ErrorBody>().localMessage).toContain(message);
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
       .select('id')

@@ -42,7 +42,7 @@ describe('an import whose process stopped', () => {
       mode: 'slow',
       delayMs: 1000,
       count: 2,
-      path: '/adv/v2/fullstats',
+      path: '/adv/v3/fullstats',
       apiKey: account.apiKey,
     });
     const task = await startImport(first.app, account);

@@ -13,25 +13,31 @@ import {
 } from '../../src/connectors/market1/sandbox.ts';
 import { Market1Client, market1AccountOf } from '../../src/connectors/market1/client.ts';
 import { Market1ApiError } from '../../src/connectors/market1/errors.ts';
-import {
-  CAMPAIGN_STATUSES,
-  CAMPAIGN_TYPES,
-  type Market1Connector,
-} from '../../src/connectors/market1/connector.ts';
+import { CAMPAIGN_STATUSES, type Market1Connector } from '../../src/connectors/market1/connector.ts';
 import type { SandboxServer } from '../../src/connectors/sandboxes.ts';
 import { SANDBOX_SUBJECTS } from '../../src/connectors/market1/sandbox-data.ts';
+import { CREATABLE_CAMPAIGN_TYPES, marketplaceDay } from '../../src/connectors/market1/protocol.ts';
+import { useConformanceCheck } from './openapi-conformance.ts';
 import { findPreparedIntegration } from '../../src/modules/accounts/credentials.ts';
 import { useTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
 import { createAccount } from '../helpers/factories.ts';
 import { send } from '../helpers/http.ts';
 
 const DAY_MS = 86_400_000;
-const day = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
+/** The marketplace's calendar day (Moscow) `offset` days from today. */
+const day = (offset: number) => marketplaceDay(Date.now() + offset * DAY_MS);
 
 let sandbox: SandboxServer;
 const client = new Market1Client({ retry: { backoffMs: 10 } });
+// Every request the client sends and every answer the sandbox gives must follow the published documents.
+const conformance = useConformanceCheck();
 beforeAll(async () => {
-  sandbox = await startMarket1Sandbox({ host: '127.0.0.1', port: 0, rateLimits: 'off' });
+  sandbox = await startMarket1Sandbox({
+    host: '127.0.0.1',
+    port: 0,
+    rateLimits: 'off',
+    onExchange: conformance.onExchange,
+  });
 });
 afterAll(async () => {
   client.close();
@@ -57,20 +63,23 @@ async function requestsOf(apiKey: string, path?: string): Promise<SandboxRequest
 }
 
 describe('campaigns', () => {
-  it('lists a few hundred campaigns of every type and status, with details fetched 50 ids at a time', async () => {
+  it('lists a few hundred campaigns of every kind and documented status, details fetched 50 ids at a time', async () => {
     const market1 = connectorFor();
     const refs = await market1.listCampaignRefs();
     const campaigns = await market1.listCampaigns();
     expect(refs.length).toBeGreaterThanOrEqual(200);
     expect(refs.length).toBeLessThanOrEqual(400);
     expect(campaigns.map((campaign) => campaign.externalId)).toEqual(refs.map((ref) => ref.externalId));
-    expect(new Set(campaigns.map((campaign) => campaign.type))).toEqual(new Set(CAMPAIGN_TYPES));
-    expect(new Set(campaigns.map((campaign) => campaign.status))).toEqual(new Set(CAMPAIGN_STATUSES));
+    // Today's kinds: unified bid (AUTO, types 8 and 9) and manual bid (IN_SEARCH_AND_CATALOG, type 9).
+    expect(new Set(campaigns.map((campaign) => campaign.type))).toEqual(new Set(CREATABLE_CAMPAIGN_TYPES));
+    expect(new Set(campaigns.map((campaign) => campaign.status))).toEqual(
+      new Set(CAMPAIGN_STATUSES.filter((status) => status !== 'UNKNOWN' && status !== 'ARCHIVED')),
+    );
 
     for (const campaign of campaigns) {
       const ref = refs.find((candidate) => candidate.externalId === campaign.externalId)!;
-      expect(ref).toMatchObject({
-        type: campaign.type,
+      expect(ref).toEqual({
+        externalId: campaign.externalId,
         status: campaign.status,
         changeDate: campaign.changeDate,
       });
@@ -80,16 +89,14 @@ describe('campaigns', () => {
         id: expect.any(Number) as number,
         name: expect.any(String) as string,
       });
-      expect(['CPM', 'CPO']).toContain(campaign.paymentType);
+      expect(['CPM', 'CPC']).toContain(campaign.paymentType);
       expect(campaign.writeOffType).toBeNull();
       expect(campaign.createDate).toMatch(/Z$/);
       if (campaign.startDate) expect(campaign.startDate >= campaign.createDate).toBe(true);
       if (campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') expect(campaign.endDate).toBeNull();
       if (campaign.status === 'FINISHED') expect(campaign.endDate! >= campaign.startDate!).toBe(true);
-      if (['IN_CATALOG', 'IN_CARD', 'IN_SEARCH', 'IN_MAIN'].includes(campaign.type))
-        expect(campaign.dailyBudget).toBeGreaterThan(0);
     }
-    const details = await requestsOf(market1.apiKey, '/adv/v1/promotion/adverts');
+    const details = await requestsOf(market1.apiKey, '/api/advert/v2/adverts');
     expect(details.map((request) => request.items)).toEqual(
       Array.from({ length: Math.ceil(refs.length / 50) }, (_, index) =>
         Math.min(50, refs.length - index * 50),
@@ -102,7 +109,7 @@ describe('campaigns', () => {
     const ids = (await market1.listCampaignRefs()).slice(0, 110).map((ref) => ref.externalId);
     const campaigns = await market1.getCampaigns([...ids, ids[0]!, 1, 2]);
     expect(campaigns.map((campaign) => campaign.externalId)).toEqual(ids);
-    const details = await requestsOf(market1.apiKey, '/adv/v1/promotion/adverts');
+    const details = await requestsOf(market1.apiKey, '/api/advert/v2/adverts');
     expect(details.map((request) => request.items)).toEqual([50, 50, 12]);
   });
 
@@ -129,7 +136,7 @@ describe('campaigns', () => {
 });
 
 describe('daily statistics', () => {
-  it('has 180 days ending today, consistent numbers, and splits 150 ids × 70 days into 100-id, 31-day requests', async () => {
+  it('has 180 Moscow days ending today, consistent numbers, and splits 150 ids × 70 days into 50-id, 31-day requests', async () => {
     const market1 = connectorFor();
     const campaigns = await market1.listCampaigns();
     // The 20 oldest active campaigns (showing since long before the kept window) and a few of each other
@@ -147,7 +154,7 @@ describe('daily statistics', () => {
     expect([...dates].sort()).toEqual(Array.from({ length: 180 }, (_, index) => day(index - 179)));
     const showing = new Set(
       campaigns
-        .filter((campaign) => ['ACTIVE', 'PAUSED', 'FINISHED', 'ARCHIVED'].includes(campaign.status))
+        .filter((campaign) => ['ACTIVE', 'PAUSED', 'FINISHED'].includes(campaign.status))
         .map((campaign) => campaign.externalId),
     );
     for (const row of rows) {
@@ -175,16 +182,16 @@ describe('daily statistics', () => {
     expect(rows).toEqual(sorted);
 
     const apiKey = market1.apiKey;
-    const before = (await requestsOf(apiKey, '/adv/v2/fullstats')).length;
+    const before = (await requestsOf(apiKey, '/adv/v3/fullstats')).length;
     // Unknown ids are batched like known ones (the marketplace leaves them out of its answer).
     const unknownIds = Array.from({ length: 150 }, (_, index) => index + 1);
     expect(
       await market1.getDailyStatistics({ externalIds: unknownIds, dateFrom: day(-69), dateTo: day(0) }),
     ).toEqual([]);
-    const batches = (await requestsOf(apiKey, '/adv/v2/fullstats'))
+    const batches = (await requestsOf(apiKey, '/adv/v3/fullstats'))
       .slice(before)
       .map((request) => request.items);
-    expect(batches).toEqual([100, 100, 100, 50, 50, 50]);
+    expect(batches).toEqual([50, 50, 50, 50, 50, 50, 50, 50, 50]);
   });
 
   it('sums the marketplace platforms per product to the totals the marketplace reports', async () => {
@@ -195,10 +202,13 @@ describe('daily statistics', () => {
       dateFrom: day(-10),
       dateTo: day(0),
     });
-    const raw = await fetch(`${sandbox.url}/adv/v2/fullstats`, {
-      method: 'POST',
-      headers: { authorization: market1.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify([{ id: campaign.externalId, interval: { begin: day(-10), end: day(0) } }]),
+    const query = new URLSearchParams({
+      ids: String(campaign.externalId),
+      beginDate: day(-10),
+      endDate: day(0),
+    });
+    const raw = await fetch(`${sandbox.url}/adv/v3/fullstats?${query}`, {
+      headers: { authorization: market1.apiKey },
     });
     const [totals] = (await raw.json()) as {
       views: number;
@@ -238,7 +248,7 @@ describe('balance, status changes and creation', () => {
     await expect(market1.pauseCampaign(ready.externalId)).rejects.toMatchObject({
       kind: 'api',
       status: 422,
-      marketplaceMessage: expect.stringMatching(/status not changed/) as string,
+      marketplaceMessage: expect.stringMatching(/^Статус кампании не изменен/) as string,
     });
     await market1.startCampaign(ready.externalId);
     expect((await market1.getCampaigns([ready.externalId]))[0]).toMatchObject({ status: 'ACTIVE' });
@@ -254,7 +264,7 @@ describe('balance, status changes and creation', () => {
     await expect(market1.startCampaign(ready.externalId)).rejects.toBeInstanceOf(Market1ApiError);
     await expect(market1.stopCampaign(1)).rejects.toMatchObject({
       status: 400,
-      marketplaceMessage: 'invalid campaign id',
+      marketplaceMessage: 'AdvertChangeStatus: Not Found: advert not found',
     });
 
     // Changes are kept per key: another key's account is untouched.
@@ -265,7 +275,7 @@ describe('balance, status changes and creation', () => {
     ).toBe(false);
   });
 
-  it('creates an automatic campaign written off from the chosen source, and an auction campaign', async () => {
+  it('creates a unified-bid campaign with a budget from the chosen source, and a manual-bid campaign', async () => {
     const market1 = connectorFor();
     const before = await market1.getBalance();
     expect(Object.values(before).every((value) => Number.isInteger(value) && value >= 0)).toBe(true);
@@ -278,18 +288,27 @@ describe('balance, status changes and creation', () => {
       budget: 1000,
       writeOffType: 'NET',
       onPause: true,
-      bid: 300,
     });
     expect(auto).toMatchObject({
       name: 'Summer linen',
       type: 'AUTO',
-      status: 'PAUSED',
+      status: 'READY',
       writeOffType: 'NET',
       externalProductIds: model.externalProductIds,
       subject: model.subject,
       startDate: null,
     });
     expect(await market1.getBalance()).toEqual({ ...before, net: before.net - 1000 });
+    const started = await market1.createCampaign({
+      type: 'AUTO',
+      name: 'Autumn linen',
+      subjectId: model.subject!.id,
+      externalProductIds: model.externalProductIds,
+      budget: 500,
+      writeOffType: 'BALANCE',
+      onPause: false,
+    });
+    expect(started).toMatchObject({ type: 'AUTO', status: 'ACTIVE', writeOffType: 'BALANCE' });
 
     const auction = await market1.createCampaign({
       type: 'IN_SEARCH_AND_CATALOG',
@@ -315,11 +334,13 @@ describe('balance, status changes and creation', () => {
     ).rejects.toMatchObject({
       kind: 'api',
       status: 400,
-      marketplaceMessage: expect.stringMatching(/insufficient funds/) as string,
+      marketplaceMessage: expect.stringMatching(
+        /^campaign \d+ was created, but its budget deposit was refused: insufficient funds/,
+      ) as string,
     });
     await expect(
       market1.createCampaign({ type: 'IN_SEARCH_AND_CATALOG', name: 'Foreign', externalProductIds: [1] }),
-    ).rejects.toMatchObject({ marketplaceMessage: "product 1 is not the seller's" });
+    ).rejects.toMatchObject({ status: 400, marketplaceMessage: 'Товар 1 не найден у продавца' });
   });
 });
 

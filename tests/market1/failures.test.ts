@@ -25,11 +25,20 @@ import {
 } from '../../src/connectors/market1/errors.ts';
 import { SANDBOXES, startSandbox, type SandboxServer } from '../../src/connectors/sandboxes.ts';
 import { renderMessage } from '../../src/http/error-catalog.ts';
+import { marketplaceDay } from '../../src/connectors/market1/protocol.ts';
+import { useConformanceCheck } from './openapi-conformance.ts';
 
 let sandbox: SandboxServer;
 const clients: Market1Client[] = [];
+// Refusals, throttling and 4xx answers follow the published documents too (injected faults aside).
+const conformance = useConformanceCheck();
 beforeAll(async () => {
-  sandbox = await startMarket1Sandbox({ host: '127.0.0.1', port: 0, rateLimits: 'off' });
+  sandbox = await startMarket1Sandbox({
+    host: '127.0.0.1',
+    port: 0,
+    rateLimits: 'off',
+    onExchange: conformance.onExchange,
+  });
 });
 afterAll(async () => {
   for (const client of clients) client.close();
@@ -92,21 +101,24 @@ describe('refused keys', () => {
     expect((await requestsOf(apiKey)).map((request) => request.status)).toEqual([401, 200, 403]);
   });
 
-  it('answers 401 to a revoked key every time, and 403 to a read-only key that tries a change', async () => {
+  it('accepts any key for trying the service; refusals come from the control API (revocation, 403 fault)', async () => {
+    const anyKey = connector({}, { apiKey: `readonly-${randomUUID()}` });
+    const campaign = (await anyKey.market1.listCampaigns()).find((c) => c.status === 'ACTIVE');
+    await anyKey.market1.stopCampaign(campaign!.externalId);
+
     const { apiKey, market1 } = connector();
     await control('revoke', { apiKey });
     expect(await failure(market1.listCampaigns(), apiKey)).toMatchObject({ kind: 'auth', status: 401 });
     expect(await failure(market1.getBalance(), apiKey)).toMatchObject({ kind: 'auth', status: 401 });
 
-    const readOnly = connector({}, { apiKey: `readonly-${randomUUID()}` });
-    const [campaign] = await readOnly.market1.listCampaigns();
-    expect(await failure(readOnly.market1.stopCampaign(campaign!.externalId), readOnly.apiKey)).toMatchObject(
-      {
-        kind: 'auth',
-        status: 403,
-        marketplaceMessage: 'read-only token scope not allowed for this route',
-      },
-    );
+    const readOnly = connector();
+    const active = (await readOnly.market1.listCampaigns()).find((c) => c.status === 'ACTIVE');
+    await control('faults', { mode: '403', apiKey: readOnly.apiKey, path: '/adv/v0/stop' });
+    expect(await failure(readOnly.market1.stopCampaign(active!.externalId), readOnly.apiKey)).toMatchObject({
+      kind: 'auth',
+      status: 403,
+      marketplaceMessage: 'access to this method is denied for the token',
+    });
   });
 });
 
@@ -118,8 +130,9 @@ describe('other 4xx', () => {
     expect(error).toMatchObject({ kind: 'api', status: 422 });
     const appError = toAppError(error);
     expect(appError).toMatchObject({ code: 'error_market1_api', statusCode: 400 });
+    // The document's 422 is text/plain: the message is the text itself.
     expect(renderMessage(appError.code, 'en', appError.params)).toBe(
-      `Marketplace error: status not changed: campaign ${ready.externalId} is in status 4`,
+      `Marketplace error: Статус кампании не изменен: the campaign is not in a status this method changes (campaign ${ready.externalId}, status 4)`,
     );
     expect((await requestsOf(apiKey)).filter((request) => request.status === 422)).toHaveLength(1);
   });
@@ -160,20 +173,27 @@ describe('rate limits', () => {
     expect(await failure(hurried.market1.getBalance(), hurried.apiKey)).toBeInstanceOf(Market1RateLimitError);
   });
 
-  it("enforces the marketplace's limits per key and method group; the connector waits them out", async () => {
-    const limited = await startMarket1Sandbox({ host: '127.0.0.1', port: 0 });
+  it('enforces the published token buckets per key and operation; the connector waits them out', async () => {
+    const limited = await startMarket1Sandbox({
+      host: '127.0.0.1',
+      port: 0,
+      onExchange: conformance.onExchange,
+    });
     try {
       const { apiKey, market1 } = connector({}, { url: limited.url });
-      // The balance allows one request a second: the second call is throttled once, then succeeds.
+      // The balance: a burst of 5, then one request a second: the sixth call is throttled once, then succeeds.
       const first = await market1.getBalance();
-      expect(await market1.getBalance()).toEqual(first);
+      for (let call = 0; call < 5; call += 1) expect(await market1.getBalance()).toEqual(first);
       expect((await requestsOf(apiKey, limited.url)).map((request) => request.status)).toEqual([
-        200, 429, 200,
+        200, 200, 200, 200, 200, 429, 200,
       ]);
       const throttled = await fetch(`${limited.url}/adv/v1/balance`, { headers: { authorization: apiKey } });
       expect(throttled.status).toBe(429);
-      expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(throttled.headers.get('x-ratelimit-retry')).toBe(throttled.headers.get('retry-after'));
+      expect(Number(throttled.headers.get('retry-after'))).toBe(1);
+      const retry = Number(throttled.headers.get('x-ratelimit-retry'));
+      expect(retry).toBeGreaterThan(0);
+      expect(retry).toBeLessThanOrEqual(1);
+      expect(throttled.headers.get('x-ratelimit-remaining')).toBe('0');
       // Another method group and another key have their own budgets.
       expect(
         (await fetch(`${limited.url}/adv/v1/promotion/count`, { headers: { authorization: apiKey } })).status,
@@ -182,16 +202,16 @@ describe('rate limits', () => {
         (await fetch(`${limited.url}/adv/v1/balance`, { headers: { authorization: 'other' } })).status,
       ).toBe(200);
 
-      // Scaled windows keep a test fast: statistics allow one request per 60 s × 0.01.
+      // Scaled intervals keep a test fast: statistics regain their one token every 20 s × 0.01.
       await control('rate-limits', { mode: 'scaled', scale: 0.01 }, limited.url);
       const ids = (await market1.listCampaignRefs()).map((ref) => ref.externalId);
       const before = (await requestsOf(apiKey, limited.url)).length;
-      const today = new Date().toISOString().slice(0, 10);
+      const today = marketplaceDay(Date.now());
       await market1.getDailyStatistics({ externalIds: ids.slice(0, 150), dateFrom: today, dateTo: today });
       const statistics = (await requestsOf(apiKey, limited.url))
         .slice(before)
-        .filter((r) => r.path === '/adv/v2/fullstats');
-      expect(statistics.map((request) => request.status)).toEqual([200, 429, 200]);
+        .filter((r) => r.path === '/adv/v3/fullstats');
+      expect(statistics.map((request) => request.status)).toEqual([200, 429, 200, 429, 200]);
     } finally {
       await limited.close();
     }

@@ -39,22 +39,24 @@ import {
 import {
   campaignStatusOf,
   campaignTypeOf,
+  CURRENT_TYPE_CODE,
   MARKET1_LIMITS,
   MARKET1_PATHS,
-  NO_END_TIME,
+  NOT_DELETED_FROM_YEAR,
+  paymentTypeOf,
   writeOffCode,
   type WireBalance,
+  type WireBudgetDeposit,
   type WireCampaign,
   type WireCampaignCount,
+  type WireCampaignDetails,
   type WireCampaignStatistics,
   type WireCharacteristic,
   type WireCharacteristicValue,
   type WireCommissionReport,
   type WireContentEnvelope,
-  type WireCreateAuctionCampaign,
-  type WireCreateAutoCampaign,
+  type WireCreateCampaign,
   type WireParentCategory,
-  type WireStatisticsRequestItem,
   type WireSubject,
 } from './protocol.ts';
 
@@ -186,7 +188,6 @@ class HttpMarket1Connector implements Market1Connector {
     const refs = (count.adverts ?? []).flatMap((group) =>
       group.advert_list.map((entry) => ({
         externalId: entry.advertId,
-        type: campaignTypeOf(group.type),
         status: campaignStatusOf(group.status),
         changeDate: isoUtc(entry.changeTime),
       })),
@@ -202,12 +203,12 @@ class HttpMarket1Connector implements Market1Connector {
   async getCampaigns(externalIds: number[]): Promise<Market1Campaign[]> {
     const campaigns: Market1Campaign[] = [];
     for (const ids of chunks(unique(externalIds), MARKET1_LIMITS.campaignIdsPerDetailsRequest)) {
-      const answer = await this.call<WireCampaign[] | null>({
-        method: 'POST',
+      const answer = await this.call<WireCampaignDetails>({
+        method: 'GET',
         path: MARKET1_PATHS.campaignDetails,
-        body: ids,
+        query: { ids: ids.join(',') },
       });
-      campaigns.push(...(answer ?? []).map(toCampaign));
+      campaigns.push(...(answer?.adverts ?? []).map(toCampaign));
     }
     return campaigns.sort((a, b) => a.externalId - b.externalId);
   }
@@ -217,16 +218,15 @@ class HttpMarket1Connector implements Market1Connector {
     const rows = new Map<string, Market1StatisticsRow & { expenseCents: number; amountCents: number }>();
     for (const ids of chunks(unique(request.externalIds), MARKET1_LIMITS.campaignsPerStatisticsRequest)) {
       for (const [begin, end] of windows) {
-        const body: WireStatisticsRequestItem[] = ids.map((id) => ({ id, interval: { begin, end } }));
         const answer = await this.call<WireCampaignStatistics[] | null>({
-          method: 'POST',
+          method: 'GET',
           path: MARKET1_PATHS.fullStatistics,
-          body,
+          query: { ids: ids.join(','), beginDate: begin, endDate: end },
         });
         for (const campaign of answer ?? [])
           for (const day of campaign.days ?? [])
             for (const platform of day.apps ?? [])
-              for (const product of platform.nm ?? []) {
+              for (const product of platform.nms ?? []) {
                 const date = day.date.slice(0, 10);
                 const key = `${campaign.advertId}|${date}|${product.nmId}`;
                 let row = rows.get(key);
@@ -290,45 +290,52 @@ class HttpMarket1Connector implements Market1Connector {
   }
 
   async createCampaign(campaign: Market1CampaignCreate): Promise<Market1Campaign> {
-    let answer: unknown;
-    if (campaign.type === 'AUTO') {
-      const body: WireCreateAutoCampaign = {
-        type: 8,
-        name: campaign.name,
-        subjectId: campaign.subjectId,
-        sum: campaign.budget,
-        btype: writeOffCode(campaign.writeOffType),
-        on_pause: campaign.onPause,
-        nms: campaign.externalProductIds,
-        ...(campaign.bid !== undefined && { cpm: campaign.bid }),
-      };
-      answer = await this.call({ method: 'POST', path: MARKET1_PATHS.createAuto, body, mutation: true });
-    } else {
-      const body: WireCreateAuctionCampaign = {
-        campaignName: campaign.name,
-        nms: campaign.externalProductIds,
-      };
-      answer = await this.call({ method: 'POST', path: MARKET1_PATHS.createAuction, body, mutation: true });
-    }
+    const unified = campaign.type === 'AUTO';
+    const body: WireCreateCampaign = {
+      name: campaign.name,
+      nms: campaign.externalProductIds,
+      bid_type: unified ? 'unified' : 'manual',
+      payment_type: 'cpm',
+      ...(!unified && { placement_types: ['search', 'recommendations'] }),
+    };
+    const answer = await this.call({ method: 'POST', path: MARKET1_PATHS.create, body, mutation: true });
     const externalId = Number(answer);
     if (!Number.isSafeInteger(externalId) || externalId <= 0)
       throw new Market1ApiError(200, 'the marketplace did not return the new campaign id');
+    if (campaign.type === 'AUTO') {
+      await this.afterCreate(externalId, 'budget deposit', () => {
+        const deposit: WireBudgetDeposit = {
+          sum: campaign.budget,
+          type: writeOffCode(campaign.writeOffType),
+          return: true,
+        };
+        return this.call({
+          method: 'POST',
+          path: MARKET1_PATHS.budgetDeposit,
+          query: { id: externalId },
+          body: deposit,
+          mutation: true,
+        });
+      });
+      if (!campaign.onPause)
+        await this.afterCreate(externalId, 'start', () => this.startCampaign(externalId));
+    }
     const writeOffType = campaign.type === 'AUTO' ? campaign.writeOffType : null;
     const [created] = await this.getCampaigns([externalId]);
     if (created) return { ...created, writeOffType };
     // The marketplace publishes new campaigns with a delay: answer with what it was asked to create.
     const now = new Date().toISOString();
-    const statusCode = campaign.type === 'AUTO' ? (campaign.onPause ? 11 : 9) : 4;
+    const statusCode = campaign.type === 'AUTO' && !campaign.onPause ? 9 : 4;
     return {
       externalId,
       name: campaign.name,
       type: campaign.type,
-      typeCode: campaign.type === 'AUTO' ? 8 : 9,
+      typeCode: CURRENT_TYPE_CODE,
       status: campaignStatusOf(statusCode),
       statusCode,
       createDate: now,
       changeDate: now,
-      startDate: null,
+      startDate: statusCode === 9 ? now : null,
       endDate: null,
       dailyBudget: 0,
       paymentType: 'CPM',
@@ -336,6 +343,29 @@ class HttpMarket1Connector implements Market1Connector {
       externalProductIds: unique(campaign.externalProductIds),
       subject: null,
     };
+  }
+
+  /**
+   * A step after the campaign exists (deposit, start): its failure names the new campaign, which the next
+   * import reads, so nobody creates it twice.
+   */
+  private async afterCreate(externalId: number, step: string, run: () => Promise<unknown>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      if (error instanceof Market1ApiError)
+        throw new Market1ApiError(
+          error.status,
+          `campaign ${externalId} was created, but its ${step} was refused: ${error.marketplaceMessage}`,
+        );
+      if (error instanceof Market1UnavailableError)
+        throw new Market1UnavailableError(
+          error.reason,
+          `campaign ${externalId} was created: ${error.message}`,
+          true,
+        );
+      throw error;
+    }
   }
 
   async searchSubjects(query: string, limit: number): Promise<Market1Subject[]> {
@@ -489,7 +519,7 @@ class HttpMarket1Connector implements Market1Connector {
           retryAfter > this.retry.maxRetryAfterSeconds ||
           Date.now() - started + retryAfter * 1000 > this.retry.maxTotalMs
         )
-          throw new Market1RateLimitError(retryAfter);
+          throw new Market1RateLimitError(Math.ceil(retryAfter));
         await sleep(retryAfter * 1000);
         continue;
       }
@@ -520,59 +550,61 @@ class HttpMarket1Connector implements Market1Connector {
   }
 }
 
-/** Our campaign from the marketplace's details (P91). */
+/** Our campaign from the marketplace's details (P91); times converted from their offset to UTC. */
 function toCampaign(wire: WireCampaign): Market1Campaign {
-  let products: number[] = [];
-  let subject: Market1Campaign['subject'] = null;
-  if ('autoParams' in wire && wire.autoParams) {
-    products = wire.autoParams.nms ?? [];
-    subject = wire.autoParams.subject ?? null;
-  } else if ('unitedParams' in wire && wire.unitedParams) {
-    products = wire.unitedParams.flatMap((group) => group.nms ?? []);
-    subject = wire.unitedParams[0]?.subject ?? null;
-  } else if ('params' in wire && wire.params) {
-    products = wire.params.flatMap((group) => (group.nms ?? []).map((entry) => entry.nm));
-    const named = wire.params.find((group) => group.subjectId !== undefined);
-    if (named?.subjectId !== undefined) subject = { id: named.subjectId, name: named.subjectName ?? '' };
-  }
+  const products = wire.nm_settings ?? [];
+  const subject = products[0]?.subject ?? null;
+  // The year as written (with its offset): 2100-01-01T00:00:00+03:00 is still 2099 in UTC.
+  const deleted = wire.timestamps.deleted ?? '';
+  const ended = Number.isFinite(Date.parse(deleted)) && Number(deleted.slice(0, 4)) < NOT_DELETED_FROM_YEAR;
   return {
-    externalId: wire.advertId,
-    name: wire.name,
-    type: campaignTypeOf(wire.type),
-    typeCode: wire.type,
+    externalId: wire.id,
+    name: wire.settings.name,
+    type: campaignTypeOf(wire.bid_type),
+    typeCode: CURRENT_TYPE_CODE,
     status: campaignStatusOf(wire.status),
     statusCode: wire.status,
-    createDate: isoUtc(wire.createTime),
-    changeDate: isoUtc(wire.changeTime),
-    startDate: wire.startTime ? isoUtc(wire.startTime) : null,
-    endDate: !wire.endTime || wire.endTime === NO_END_TIME ? null : isoUtc(wire.endTime),
-    dailyBudget: wire.dailyBudget ?? 0,
-    paymentType: (wire.paymentType ?? '').toUpperCase(),
+    createDate: isoUtc(wire.timestamps.created),
+    changeDate: isoUtc(wire.timestamps.updated),
+    startDate: wire.timestamps.started ? isoUtc(wire.timestamps.started) : null,
+    endDate: ended ? isoUtc(wire.timestamps.deleted) : null,
+    dailyBudget: 0,
+    paymentType: paymentTypeOf(wire.settings.payment_type),
     writeOffType: null,
-    externalProductIds: unique(products),
+    externalProductIds: unique(products.map((product) => product.nm_id)),
     subject: subject ? { id: subject.id, name: subject.name } : null,
   };
 }
 
-/** The seconds a 429 asks to wait: the marketplace's `X-Ratelimit-Retry`, else `Retry-After`, else 1. */
+/**
+ * The seconds a 429 asks to wait: the marketplace's `X-Ratelimit-Retry` (the time until its token bucket has a
+ * token again; fractions accepted), else `Retry-After`, else 1.
+ */
 function retryAfterSeconds(headers: IncomingHttpHeaders): number {
   for (const name of ['x-ratelimit-retry', 'retry-after']) {
     const value = headers[name];
     if (typeof value !== 'string' || value.trim() === '') continue;
     const seconds = Number(value);
-    if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+    if (Number.isFinite(seconds) && seconds >= 0) return seconds;
     const date = Date.parse(value);
     if (Number.isFinite(date)) return Math.max(0, Math.ceil((date - Date.now()) / 1000));
   }
   return 1;
 }
 
-/** The marketplace's message in an error answer (its JSON `error`, `errorText`, `detail`…, or the text). */
+/**
+ * The marketplace's message in an error answer: a JSON string (`save-ad`, `balance`), the `error`,
+ * `errorText`, `detail`… of a JSON object, or the text itself (`text/plain` answers such as 422 of `start`).
+ */
 function messageOf(response: HttpResponse): string {
   try {
-    const body = response.json<Record<string, unknown>>();
-    for (const field of ['error', 'errorText', 'detail', 'message', 'title'])
-      if (typeof body[field] === 'string' && body[field] !== '') return body[field];
+    const body = response.json<unknown>();
+    if (typeof body === 'string' && body !== '') return body;
+    if (typeof body === 'object' && body !== null)
+      for (const field of ['error', 'errorText', 'detail', 'message', 'title']) {
+        const value = (body as Record<string, unknown>)[field];
+        if (typeof value === 'string' && value !== '') return value;
+      }
   } catch {
     // not JSON: the text itself is the message
   }

@@ -5,14 +5,14 @@
  * wire protocol `protocol.ts`, its errors `errors.ts` (P92).
  *
  * Units: money in roubles — `expenses`, `ordersAmount` and bids with up to 2 decimals, balances and budgets whole
- * roubles; percentages 0–100; timestamps ISO 8601 in UTC (`…Z`); statistics days `YYYY-MM-DD` as the marketplace
- * reports them. Ids of campaigns (`externalId`), products (`externalProductId`, the marketplace's nm id),
+ * roubles; percentages 0–100; timestamps ISO 8601 in UTC (`…Z`, converted from the marketplace's `+03:00`);
+ * statistics days `YYYY-MM-DD` as the marketplace's calendar days (Moscow). Ids of campaigns (`externalId`), products (`externalProductId`, the marketplace's nm id),
  * subjects, parameters and options are the marketplace's.
  */
 import type { DictionaryFile, ParameterDefinition } from '../../modules/catalog/dictionary.ts';
-import type { CampaignStatus, CampaignType, WriteOffType } from './protocol.ts';
+import type { CampaignStatus, CampaignType, PaymentType, WriteOffType } from './protocol.ts';
 
-export type { CampaignStatus, CampaignType, WriteOffType } from './protocol.ts';
+export type { CampaignStatus, CampaignType, PaymentType, WriteOffType } from './protocol.ts';
 export { CAMPAIGN_STATUSES, CAMPAIGN_TYPES } from './protocol.ts';
 
 /** Where and as whom the connector calls Market1. */
@@ -23,10 +23,12 @@ export interface Market1Account {
   baseUrl: string;
 }
 
-/** A campaign id with what the campaign list says about it (cheap: one request for all campaigns). */
+/**
+ * A campaign id with what the campaign list says about it (cheap: one request for all campaigns). No type: the
+ * list's type code does not tell a unified-bid from a manual-bid campaign; the details do.
+ */
 export interface Market1CampaignRef {
   externalId: number;
-  type: CampaignType;
   status: CampaignStatus;
   /** Last change of the campaign on the marketplace, ISO UTC: re-read the details when it moves. */
   changeDate: string;
@@ -38,7 +40,10 @@ export interface Market1Campaign {
   externalId: number;
   name: string;
   type: CampaignType;
-  /** The marketplace's type code, kept for types we map to `UNKNOWN`. */
+  /**
+   * The marketplace's type code: always 9 (the details carry no code; the document gives 9 to every campaign
+   * with a unified or manual bid, and only those exist).
+   */
   typeCode: number;
   status: CampaignStatus;
   /** The marketplace's status code, kept for statuses we map to `UNKNOWN`. */
@@ -53,8 +58,8 @@ export interface Market1Campaign {
   endDate: string | null;
   /** Daily budget in whole roubles; 0 = none (`Campaign.sum`). */
   dailyBudget: number;
-  /** `CPM` (per thousand views) or `CPO` (per order); another marketplace value upper-cased as it is. */
-  paymentType: string;
+  /** `CPM` (per thousand views) or `CPC` (per click), the document's payment types; another value `UNKNOWN`. */
+  paymentType: PaymentType;
   /**
    * Where the budget is written off from. The marketplace reports it only when the campaign is created through
    * the connector, so it is null for campaigns read from the marketplace.
@@ -90,7 +95,7 @@ export interface Market1StatisticsRow {
 
 /** What `getDailyStatistics` reads. */
 export interface Market1StatisticsRequest {
-  /** Campaign ids; any number (split into requests of 100). */
+  /** Campaign ids; any number (split into requests of 50). */
   externalIds: number[];
   /** First day, `YYYY-MM-DD`. */
   dateFrom: string;
@@ -108,23 +113,29 @@ export interface Market1Balance {
   bonus: number;
 }
 
-/** A campaign to create. Only the two types the marketplace creates through its API. */
+/**
+ * A campaign to create (P98). Only the two kinds the marketplace still creates (`POST /adv/v2/seacat/save-ad`):
+ * `AUTO` is a unified-bid campaign (search and recommendations, paid per thousand views) whose budget is then
+ * topped up and which is then started unless `onPause`; `IN_SEARCH_AND_CATALOG` a manual-bid campaign placed in
+ * search and recommendations, created `READY`.
+ */
 export type Market1CampaignCreate =
   | {
       type: 'AUTO';
       /** At most 128 characters. */
       name: string;
-      /** The subject whose products are promoted. */
+      /**
+       * The subject whose products are promoted: checked by our API, not sent (the marketplace takes the
+       * subjects from the products).
+       */
       subjectId: number;
-      /** 1–100 products (nm ids) of that subject. */
+      /** 1–50 products (nm ids). */
       externalProductIds: number[];
-      /** Budget top-up, whole roubles (the marketplace requires at least 500). */
+      /** Budget top-up, whole roubles (`POST /adv/v1/budget/deposit`). */
       budget: number;
       writeOffType: WriteOffType;
-      /** Created paused (true) or showing at once (false). */
+      /** Left `READY` (true) or started at once (false). */
       onPause: boolean;
-      /** Bid per thousand views, roubles; omitted = the marketplace's minimum. */
-      bid?: number;
     }
   | {
       type: 'IN_SEARCH_AND_CATALOG';
@@ -216,7 +227,8 @@ export interface Market1Connector {
 
   /**
    * Creates a campaign and returns its details. Never retried after a 5xx or a time-out (it may have been
-   * created): such a failure is `Market1UnavailableError` with `maybeApplied: true`.
+   * created): such a failure is `Market1UnavailableError` with `maybeApplied: true`. When the campaign was
+   * created but its budget top-up or start was refused, the `Market1ApiError` message names the new campaign.
    */
   createCampaign(campaign: Market1CampaignCreate): Promise<Market1Campaign>;
 

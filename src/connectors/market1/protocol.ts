@@ -1,24 +1,30 @@
 /**
  * The wire protocol of Market1 (`SERVICE_01`, D10.1) as the connector and the sandbox speak it: paths, the JSON
- * shapes of requests and answers, batching limits, the marketplace's published rate limits, and the mapping of its
- * numeric type, status and write-off codes to our enumerations (spec §2 Campaign, §3 campaign status).
+ * shapes of requests and answers, batching limits, the published rate limits, and the mapping of the
+ * marketplace's campaign kinds, status codes and payment types to our enumerations (spec §2 Campaign, §3
+ * campaign status).
  *
- * Modelled on the marketplace's public promotion, content and tariff APIs (2024 versions, the same generation
- * as the reference OpenAPI): field names are the marketplace's, not ours. Money on the wire is in roubles
- * (numbers with up to 2 decimals; balances and budgets whole roubles). Two documented sandbox extensions fill
- * what the public API does not publish: `hasDirectory` on a characteristic and the options path
- * `GET /content/v2/directory/values` (docs/market1.md, P94).
+ * Source: the marketplace's published OpenAPI documents of December 2025 in `../shared/reference/market1/`
+ * (`08-promotion.yaml` promotion, `02-products.yaml` content, `10-tariffs.yaml` tariffs); no operation marked
+ * `deprecated: true` is used. docs/market1.md names, per operation, what we follow and what we do differently.
+ * Field names are the marketplace's, not ours. Money on the wire is in roubles (balances and deposits whole
+ * roubles, statistics with up to 2 decimals), bids in kopecks. Timestamps carry an offset (`+03:00`, Moscow);
+ * statistics days are the marketplace's calendar days (Moscow, UTC+3 all year).
+ *
+ * One documented sandbox extension fills what the content API does not publish: `GET
+ * /content/v2/directory/values` (allowed values of a characteristic, P94); the connector calls it only for
+ * characteristics the sandbox marks with `hasDirectory`.
  */
 
 /** Paths the connector calls, relative to the account's base URL. */
 export const MARKET1_PATHS = {
-  /** `GET`: campaign ids grouped by type and status. */
+  /** `GET`: campaign ids grouped by type and status (`08-promotion.yaml` "Списки кампаний"). */
   campaignCount: '/adv/v1/promotion/count',
-  /** `POST` with a JSON array of ≤ 50 campaign ids: campaign details. */
-  campaignDetails: '/adv/v1/promotion/adverts',
-  /** `POST` with `[{id, interval: {begin, end}}]` (≤ 100 items, ≤ 31 days each): daily statistics. */
-  fullStatistics: '/adv/v2/fullstats',
-  /** `GET`: `{balance, net, bonus}` in whole roubles. */
+  /** `GET ?ids=1,2` (≤ 50): campaign details (`GetAdverts`). */
+  campaignDetails: '/api/advert/v2/adverts',
+  /** `GET ?ids=&beginDate=&endDate=` (≤ 50 ids, ≤ 31 days): daily statistics (`ResponseFullStats`). */
+  fullStatistics: '/adv/v3/fullstats',
+  /** `GET`: `{balance, net, bonus, cashbacks}` in whole roubles. */
   balance: '/adv/v1/balance',
   /** `GET ?id=`: start a campaign in status 4 or 11. */
   start: '/adv/v0/start',
@@ -26,10 +32,10 @@ export const MARKET1_PATHS = {
   pause: '/adv/v0/pause',
   /** `GET ?id=`: finish a campaign in status 4, 9 or 11. */
   stop: '/adv/v0/stop',
-  /** `POST`: create an automatic campaign (type 8). */
-  createAuto: '/adv/v1/save-ad',
-  /** `POST`: create an auction campaign (type 9, search and catalog). */
-  createAuction: '/adv/v2/seacat/save-ad',
+  /** `POST {name, nms, bid_type, payment_type, placement_types}`: create a campaign; answers its id. */
+  create: '/adv/v2/seacat/save-ad',
+  /** `POST ?id=` with `{sum, type}`: top up a campaign's budget. */
+  budgetDeposit: '/adv/v1/budget/deposit',
   /** `GET ?name&limit&offset&parentID`: subjects (the marketplace's categories). */
   subjects: '/content/v2/object/all',
   /** `GET`: parent categories of the subjects. */
@@ -46,40 +52,63 @@ export const MARKET1_PATHS = {
 export const MARKET1_LIMITS = {
   /** Campaign ids per details request. */
   campaignIdsPerDetailsRequest: 50,
-  /** Campaigns per statistics request. */
-  campaignsPerStatisticsRequest: 100,
-  /** Days (inclusive) of one statistics interval. */
+  /** Campaign ids per statistics request. */
+  campaignsPerStatisticsRequest: 50,
+  /** Days (inclusive) of one statistics request. */
   daysPerStatisticsInterval: 31,
-  /** Products of a new automatic campaign. */
-  productsPerAutoCampaign: 100,
-  /** Products of a new auction campaign. */
-  productsPerAuctionCampaign: 50,
+  /** Products of a new campaign. */
+  productsPerCampaign: 50,
   /** Subjects per search request. */
   subjectsPerRequest: 1000,
-  /** Longest campaign name. */
+  /** Longest campaign name (our limit: the document publishes none). */
   campaignNameLength: 128,
 } as const;
 
-/** Rate-limit groups: each is counted per API key (P93). */
+/** Rate-limit groups: the operations whose published limit the sandbox counts together, per API key. */
 export type RateLimitGroup =
-  'campaigns' | 'statistics' | 'balance' | 'status' | 'createAuto' | 'createAuction' | 'content' | 'tariffs';
+  | 'campaignCount'
+  | 'campaignDetails'
+  | 'statistics'
+  | 'balance'
+  | 'start'
+  | 'pause'
+  | 'stop'
+  | 'create'
+  | 'budgetDeposit'
+  | 'content'
+  | 'tariffs';
 
-/** A published limit: at most `max` requests per `windowMs` for one API key. */
+/**
+ * A published limit as the documents give it (each operation's "Лимит запросов" table): a token bucket of
+ * `burst` tokens, one token regained every `intervalMs`; `limit` requests per `periodMs` on average.
+ */
 export interface RateLimit {
-  max: number;
-  windowMs: number;
+  periodMs: number;
+  limit: number;
+  intervalMs: number;
+  burst: number;
 }
 
-/** The marketplace's published limits per API key and method group (the sandbox enforces them). */
+const bucket = (periodMs: number, limit: number, intervalMs: number, burst: number): RateLimit => ({
+  periodMs,
+  limit,
+  intervalMs,
+  burst,
+});
+
+/** The published limits per seller account (API key) and operation; the sandbox enforces them. */
 export const MARKET1_RATE_LIMITS: Record<RateLimitGroup, RateLimit> = {
-  campaigns: { max: 5, windowMs: 1000 },
-  statistics: { max: 1, windowMs: 60_000 },
-  balance: { max: 1, windowMs: 1000 },
-  status: { max: 5, windowMs: 1000 },
-  createAuto: { max: 1, windowMs: 20_000 },
-  createAuction: { max: 5, windowMs: 60_000 },
-  content: { max: 100, windowMs: 60_000 },
-  tariffs: { max: 1, windowMs: 60_000 },
+  campaignCount: bucket(1000, 5, 200, 5),
+  campaignDetails: bucket(1000, 5, 200, 5),
+  statistics: bucket(60_000, 3, 20_000, 1),
+  balance: bucket(1000, 1, 1000, 5),
+  start: bucket(1000, 5, 200, 5),
+  pause: bucket(1000, 5, 200, 5),
+  stop: bucket(1000, 5, 200, 5),
+  create: bucket(60_000, 5, 12_000, 5),
+  budgetDeposit: bucket(1000, 1, 1000, 5),
+  content: bucket(60_000, 100, 600, 5),
+  tariffs: bucket(60_000, 1, 60_000, 2),
 };
 
 /** Campaign types (spec §2 `Campaign.type`). */
@@ -95,6 +124,9 @@ export const CAMPAIGN_TYPES = [
 ] as const;
 /** A campaign type in our vocabulary. */
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
+
+/** The types the marketplace still creates (P98): `AUTO` = unified bid, `IN_SEARCH_AND_CATALOG` = manual bid. */
+export const CREATABLE_CAMPAIGN_TYPES = ['AUTO', 'IN_SEARCH_AND_CATALOG'] as const;
 
 /** Campaign statuses (spec §3 campaign status). */
 export const CAMPAIGN_STATUSES = [
@@ -113,23 +145,25 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 /** Where a campaign's budget is written off from (spec §2 `Campaign.writeOffType`). */
 export type WriteOffType = 'BALANCE' | 'NET' | 'BONUS';
 
-/**
- * Marketplace type codes → ours (P91). 4–7 are the marketplace's legacy types, 8 automatic, 9 auction (search
- * and catalog); 10 (brand shelf) is not in the public promotion docs, the sandbox uses it so every type exists.
- */
-const TYPE_BY_CODE: ReadonlyMap<number, CampaignType> = new Map([
-  [4, 'IN_CATALOG'],
-  [5, 'IN_CARD'],
-  [6, 'IN_SEARCH'],
-  [7, 'IN_MAIN'],
-  [8, 'AUTO'],
-  [9, 'IN_SEARCH_AND_CATALOG'],
-  [10, 'BRAND_SHELF'],
-]);
+/** Payment types the document lists (`cpm` per thousand views, `cpc` per click), upper-cased; else `UNKNOWN`. */
+export type PaymentType = 'CPM' | 'CPC' | 'UNKNOWN';
+
+/** The campaign type code of today's campaigns (unified or manual bid; `bid_type` tells them apart). */
+export const CURRENT_TYPE_CODE = 9;
 
 /**
- * Marketplace status codes → ours (P91): -1 being deleted, 4 ready to start, 7 finished, 8 refused (cancelled),
- * 9 showing (active), 11 paused; 12 (archived) is not in the public docs, the sandbox uses it.
+ * Our type of a campaign from its `bid_type` (P91): `unified` → `AUTO` (one bid for search and recommendations:
+ * today's automatic campaign; the count list's outdated type 8 is one too), `manual` → `IN_SEARCH_AND_CATALOG`
+ * (bids per placement in search and recommendations); another value → `UNKNOWN`. The count list's type code
+ * alone cannot tell the two kinds of type 9 apart, so only details carry a type.
+ */
+export function campaignTypeOf(bidType: string | undefined): CampaignType {
+  return bidType === 'unified' ? 'AUTO' : bidType === 'manual' ? 'IN_SEARCH_AND_CATALOG' : 'UNKNOWN';
+}
+
+/**
+ * Statuses the document lists → ours (P91): -1 being deleted, 4 ready to start, 7 finished, 8 cancelled,
+ * 9 active, 11 paused. Any other code → `UNKNOWN` (our `ARCHIVED` has no code in the document).
  */
 const STATUS_BY_CODE: ReadonlyMap<number, CampaignStatus> = new Map([
   [-1, 'DELETED'],
@@ -138,46 +172,52 @@ const STATUS_BY_CODE: ReadonlyMap<number, CampaignStatus> = new Map([
   [8, 'CANCELLED'],
   [9, 'ACTIVE'],
   [11, 'PAUSED'],
-  [12, 'ARCHIVED'],
 ]);
 
-/** Write-off source codes (`btype` of an automatic campaign): 0 account, 1 balance, 3 bonuses. */
+/** The status codes the document lists. */
+export const DOCUMENTED_STATUS_CODES: readonly number[] = [...STATUS_BY_CODE.keys()];
+
+/** Status codes that have statistics (`GET /adv/v3/fullstats`: "for campaigns in statuses 7, 9 and 11"). */
+export const STATUS_CODES_WITH_STATISTICS: readonly number[] = [7, 9, 11];
+
+/** Budget source codes of `POST /adv/v1/budget/deposit` (`type`): 0 account, 1 balance, 3 bonuses. */
 const WRITE_OFF_CODES: Record<WriteOffType, number> = { BALANCE: 0, NET: 1, BONUS: 3 };
 
-/** Our type of a marketplace type code; `UNKNOWN` for codes we do not know. */
-export function campaignTypeOf(code: number): CampaignType {
-  return TYPE_BY_CODE.get(code) ?? 'UNKNOWN';
-}
-
-/** Our status of a marketplace status code; `UNKNOWN` for codes we do not know. */
+/** Our status of a marketplace status code; `UNKNOWN` for codes the document does not list. */
 export function campaignStatusOf(code: number): CampaignStatus {
   return STATUS_BY_CODE.get(code) ?? 'UNKNOWN';
 }
 
-/** The marketplace code of a type, or undefined for `UNKNOWN`. */
-export function campaignTypeCode(type: CampaignType): number | undefined {
-  for (const [code, value] of TYPE_BY_CODE) if (value === type) return code;
-  return undefined;
+/** Our payment type of the wire's `payment_type`. */
+export function paymentTypeOf(wire: string | undefined): PaymentType {
+  return wire === 'cpm' ? 'CPM' : wire === 'cpc' ? 'CPC' : 'UNKNOWN';
 }
 
-/** The marketplace code of a status, or undefined for `UNKNOWN`. */
-export function campaignStatusCode(status: CampaignStatus): number | undefined {
-  for (const [code, value] of STATUS_BY_CODE) if (value === status) return code;
-  return undefined;
-}
-
-/** The `btype` code of a write-off source. */
+/** The budget source code of a write-off source. */
 export function writeOffCode(type: WriteOffType): number {
   return WRITE_OFF_CODES[type];
 }
 
-/** The write-off source of a `btype` code, or undefined for an unknown code. */
+/** The write-off source of a budget source code, or undefined for an unknown code. */
 export function writeOffTypeOf(code: number): WriteOffType | undefined {
   return (Object.keys(WRITE_OFF_CODES) as WriteOffType[]).find((type) => WRITE_OFF_CODES[type] === code);
 }
 
-/** The end time the marketplace gives a campaign that has no end ("until 2100"). */
-export const NO_END_TIME = '2100-01-01T00:00:00+03:00';
+/** The marketplace's offset: Moscow time, UTC+3 all year. */
+export const MARKETPLACE_OFFSET_MS = 3 * 3_600_000;
+
+/** `time` (ms) as the marketplace writes timestamps: ISO 8601 with `+03:00`. */
+export function marketplaceTimestamp(time: number): string {
+  return new Date(time + MARKETPLACE_OFFSET_MS).toISOString().replace('Z', '+03:00');
+}
+
+/** The marketplace's calendar day (Moscow) of `time` (ms), `YYYY-MM-DD`. */
+export function marketplaceDay(time: number): string {
+  return new Date(time + MARKETPLACE_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+/** A `deleted` timestamp in this year or later means "not deleted" (the marketplace writes 2100-01-01). */
+export const NOT_DELETED_FROM_YEAR = 2100;
 
 // ---- Wire shapes -------------------------------------------------------------------------------------------
 
@@ -187,76 +227,37 @@ export interface WireCampaignCount {
   all: number;
 }
 
-/** One entry of the count answer. */
+/** One entry of the count answer; `changeTime` with its offset. */
 export interface WireCampaignRef {
   advertId: number;
   changeTime: string;
 }
 
-/** Common fields of every campaign in `POST /adv/v1/promotion/adverts`. */
-interface WireCampaignBase {
-  advertId: number;
-  name: string;
-  type: number;
-  status: number;
-  /** Daily budget in whole roubles; 0 = none (legacy types only). */
-  dailyBudget: number;
-  createTime: string;
-  changeTime: string;
-  /** Last start; absent for a campaign never started. */
-  startTime?: string;
-  endTime: string;
-  /** `cpm` (per thousand views) or `cpo` (per order). */
-  paymentType: string;
-}
-
-/** A legacy campaign (types 4–7, and 10): subject groups with their products. */
-export interface WireLegacyCampaign extends WireCampaignBase {
-  params: {
-    subjectId?: number;
-    subjectName?: string;
-    menuId?: number;
-    menuName?: string;
-    setId?: number;
-    setName?: string;
-    /** Bid in roubles. */
-    price: number;
-    active: boolean;
-    nms: { nm: number; active: boolean }[];
-  }[];
-}
-
-/** An automatic campaign (type 8). */
-export interface WireAutoCampaign extends WireCampaignBase {
-  autoParams: {
-    subject: { id: number; name: string };
-    active: { carousel: boolean; recom: boolean; booster: boolean };
-    nmCPM: { nm: number; cpm: number }[];
-    nms: number[];
-    cpm: number;
-  };
-}
-
-/** An auction campaign (type 9). */
-export interface WireAuctionCampaign extends WireCampaignBase {
-  searchPluseState: boolean;
-  unitedParams: {
-    subject: { id: number; name: string };
-    menus: { id: number; name: string }[];
-    nms: number[];
-    searchCPM: number;
-    catalogCPM: number;
-  }[];
-}
-
-/** Any campaign of the details answer. */
-export type WireCampaign = WireLegacyCampaign | WireAutoCampaign | WireAuctionCampaign;
-
-/** One item of a `POST /adv/v2/fullstats` request. */
-export interface WireStatisticsRequestItem {
+/** A campaign of `GET /api/advert/v2/adverts` (`GetAdverts.adverts[]`). */
+export interface WireCampaign {
   id: number;
-  /** Calendar days `YYYY-MM-DD`, inclusive. */
-  interval: { begin: string; end: string };
+  /** `unified` or `manual`. */
+  bid_type: string;
+  status: number;
+  settings: {
+    name: string;
+    /** `cpm` or `cpc`. */
+    payment_type: string;
+    placements: { search: boolean; recommendations: boolean };
+  };
+  nm_settings: {
+    nm_id: number;
+    subject: { id: number; name: string };
+    /** Bids in kopecks. */
+    bids_kopecks: { search: number; recommendations: number };
+  }[];
+  /** With offsets; `deleted` in 2100 = not deleted; `started` null = never started. */
+  timestamps: { created: string; updated: string; started: string | null; deleted: string };
+}
+
+/** `GET /api/advert/v2/adverts`. */
+export interface WireCampaignDetails {
+  adverts: WireCampaign[];
 }
 
 /** Counters shared by every level of the statistics answer. Money in roubles. */
@@ -278,6 +279,8 @@ export interface WireCounters {
   shks: number;
   /** Orders amount, roubles. */
   sum_price: number;
+  /** Cancelled items. */
+  canceled: number;
 }
 
 /** Statistics of one product on one platform and day. */
@@ -289,22 +292,22 @@ export interface WireProductCounters extends WireCounters {
 /** One platform (`appType` 1 site, 32 Android, 64 iOS) of one day. */
 export interface WirePlatformCounters extends WireCounters {
   appType: number;
-  nm: WireProductCounters[];
+  nms: WireProductCounters[];
 }
 
 /** One day of one campaign. */
 export interface WireDayCounters extends WireCounters {
-  /** The day at midnight, e.g. `2024-05-01T00:00:00Z`. */
+  /** The marketplace's calendar day written as midnight UTC, e.g. `2025-09-07T00:00:00Z`. */
   date: string;
   apps: WirePlatformCounters[];
 }
 
-/** One campaign of a `POST /adv/v2/fullstats` answer. */
+/** One campaign of a `GET /adv/v3/fullstats` answer (`FullStatsItem`). */
 export interface WireCampaignStatistics extends WireCounters {
   advertId: number;
-  interval: { begin: string; end: string };
   days: WireDayCounters[];
-  boosterStats: { date: string; nm: number; avg_position: number }[];
+  /** Average positions (unified bid campaigns); `date` `YYYY-MM-DD`. */
+  boosterStats?: { date: string; nm: number; avg_position: number }[];
 }
 
 /** `GET /adv/v1/balance`, whole roubles: `balance` the account, `net` the balance, `bonus` bonuses. */
@@ -312,27 +315,24 @@ export interface WireBalance {
   balance: number;
   net: number;
   bonus: number;
-}
-
-/** `POST /adv/v1/save-ad` body. */
-export interface WireCreateAutoCampaign {
-  type: 8;
-  name: string;
-  subjectId: number;
-  /** Budget top-up in whole roubles. */
-  sum: number;
-  /** Write-off source code (`writeOffCode`). */
-  btype: number;
-  on_pause: boolean;
-  nms: number[];
-  /** Bid in roubles per thousand views; below the minimum the marketplace uses the minimum. */
-  cpm?: number;
+  cashbacks?: { sum: number; percent: number; expiration_date: string }[];
 }
 
 /** `POST /adv/v2/seacat/save-ad` body. */
-export interface WireCreateAuctionCampaign {
-  campaignName: string;
+export interface WireCreateCampaign {
+  name: string;
   nms: number[];
+  bid_type: 'manual' | 'unified';
+  payment_type: 'cpm' | 'cpc';
+  /** Only for manual bids. */
+  placement_types?: ('search' | 'recommendations')[];
+}
+
+/** `POST /adv/v1/budget/deposit?id=` body: whole roubles from the source `type` (`writeOffCode`). */
+export interface WireBudgetDeposit {
+  sum: number;
+  type: number;
+  return: boolean;
 }
 
 /** The envelope of content API answers. */
@@ -340,7 +340,7 @@ export interface WireContentEnvelope<T> {
   data: T;
   error: boolean;
   errorText: string;
-  additionalErrors: unknown;
+  additionalErrors: string | null;
 }
 
 /** A subject of `GET /content/v2/object/all`. */
@@ -381,7 +381,7 @@ export interface WireCharacteristicValue {
   name: string;
 }
 
-/** `GET /api/v1/tariffs/commission`: commission percentages per subject and sales model. */
+/** `GET /api/v1/tariffs/commission` (`Commission`): commission percentages per subject and sales model. */
 export interface WireCommissionReport {
   report: {
     /** Sale through the marketplace's warehouse. */

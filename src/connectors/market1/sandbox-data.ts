@@ -5,18 +5,21 @@
  *   parameters and options (`src/modules/catalog/sample-dictionary.json`, as Market1's wire can express them:
  *   strings and numbers) plus ~60 generated subjects under nine parent categories, each with commissions.
  * - One advertising account per API key, seeded by the key (two organizations see different, stable
- *   accounts): 150–200 products, 220–340 campaigns of every type and status, a balance.
+ *   accounts): 150–200 products, 220–340 campaigns of every kind the document lists (type 8, type 9 with a
+ *   unified or a manual bid) and every documented status, a balance.
  * - Daily statistics per campaign, product and day: a pure function of (key, campaign, product, day), so the
- *   same day always has the same numbers; available for the 180 days ending today (UTC) while the campaign
- *   was showing. Numbers are consistent: clicks ≤ views, orders ≤ clicks, ordered items ≥ orders,
- *   expenses = views × CPM / 1000 (CPO campaigns: orders × bid), CPC = expenses / clicks, orders amount =
- *   ordered items × price.
+ *   same day always has the same numbers; available for the 180 marketplace calendar days (Moscow) ending
+ *   today while the campaign was showing. Numbers are consistent: clicks ≤ views, orders ≤ clicks, ordered
+ *   items ≥ orders, cancelled ≤ ordered items, expenses = views × CPM / 1000 (CPC campaigns: clicks × bid),
+ *   CPC = expenses / clicks, orders amount = ordered items × price.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { DictionaryFile } from '../../modules/catalog/dictionary.ts';
 import {
-  NO_END_TIME,
+  MARKETPLACE_OFFSET_MS,
+  marketplaceTimestamp,
+  STATUS_CODES_WITH_STATISTICS,
   type WireCampaign,
   type WireCampaignStatistics,
   type WireCounters,
@@ -24,7 +27,7 @@ import {
   type WireProductCounters,
 } from './protocol.ts';
 
-/** Days of statistics kept, ending today (UTC). */
+/** Days of statistics kept, ending today (the marketplace's calendar day). */
 export const STATISTICS_DAYS = 180;
 const DAY_MS = 86_400_000;
 
@@ -267,21 +270,24 @@ export interface SandboxProduct {
 }
 
 /**
- * A campaign of an account, mutable by start/pause/stop. `periods` are the UTC days (ms at midnight) when it was
- * showing: `[from, to]`, `to` null while it still shows.
+ * A campaign of an account, mutable by start/pause/stop/deposit. `periods` are the marketplace's calendar days
+ * (`dayOf`) when it was showing: `[from, to]`, `to` null while it still shows.
  */
 export interface SandboxCampaign {
   advertId: number;
   name: string;
+  /** 8 (unified bid, outdated) or 9. */
   type: number;
+  bidType: 'unified' | 'manual';
   status: number;
   createTime: number;
   changeTime: number;
   startTime: number | null;
   endTime: number | null;
-  dailyBudget: number;
-  paymentType: 'cpm' | 'cpo';
-  /** Bid in roubles: per thousand views (cpm) or per order (cpo). */
+  /** Budget, whole roubles (a start from status 4 needs one). */
+  budget: number;
+  paymentType: 'cpm' | 'cpc';
+  /** Bid in roubles: per thousand views (cpm) or per click (cpc). */
   bid: number;
   subjectId: number;
   nms: number[];
@@ -303,37 +309,27 @@ export interface SandboxAccount {
   nextCampaignId: number;
 }
 
-const TYPE_CODES = [4, 5, 6, 7, 8, 9, 10, 2] as const;
-const STATUS_CODES = [-1, 4, 7, 8, 9, 11, 12, 2] as const;
-const TYPE_WEIGHTS: [number, number][] = [
-  [8, 40],
-  [9, 35],
-  [4, 3],
-  [5, 3],
-  [6, 3],
-  [7, 3],
-  [10, 8],
-  [2, 2],
+/** Kinds of campaigns: the type code and bid type (0 = type 8, 1 = type 9 unified, 2 = type 9 manual). */
+const KINDS = [
+  { type: 8, bidType: 'unified', label: 'unified (legacy)' },
+  { type: 9, bidType: 'unified', label: 'unified' },
+  { type: 9, bidType: 'manual', label: 'manual' },
+] as const;
+const KIND_ORDER = [0, 1, 2, 1, 2, 1] as const;
+const STATUS_CODES = [-1, 4, 7, 8, 9, 11] as const;
+const KIND_WEIGHTS: [number, number][] = [
+  [0, 15],
+  [1, 45],
+  [2, 40],
 ];
 const STATUS_WEIGHTS: [number, number][] = [
-  [9, 28],
-  [11, 15],
-  [7, 25],
-  [12, 10],
-  [4, 8],
+  [9, 30],
+  [11, 17],
+  [7, 33],
+  [4, 9],
   [8, 6],
   [-1, 5],
-  [2, 3],
 ];
-const PLACEMENT: Record<number, string> = {
-  4: 'catalog',
-  5: 'product card',
-  6: 'search',
-  7: 'home page',
-  8: 'auto',
-  9: 'search and catalog',
-  10: 'brand shelf',
-};
 const STYLES = ['basic', 'classic', 'premium', 'eco', 'sport', 'soft', 'compact', 'travel', 'home', 'kids'];
 
 function weighted(random: () => number, weights: [number, number][]): number {
@@ -342,9 +338,17 @@ function weighted(random: () => number, weights: [number, number][]): number {
   return weights[0]![0];
 }
 
-/** UTC midnight of `time`. */
+/**
+ * The marketplace's calendar day (Moscow) of `time`, as the ms of that date's midnight in UTC (so
+ * `new Date(day).toISOString().slice(0, 10)` is the Moscow date, as the statistics answer writes it).
+ */
 export function dayOf(time: number): number {
-  return Math.floor(time / DAY_MS) * DAY_MS;
+  return Math.floor((time + MARKETPLACE_OFFSET_MS) / DAY_MS) * DAY_MS;
+}
+
+/** The first instant of the marketplace day `day` (`dayOf`), in ms. */
+export function dayStart(day: number): number {
+  return day - MARKETPLACE_OFFSET_MS;
 }
 
 /** Generates the account of the key fingerprint `seed` as it is today (`now`). */
@@ -375,46 +379,50 @@ export function generateAccount(seed: string, now = Date.now()): SandboxAccount 
   const campaigns = new Map<number, SandboxCampaign>();
   for (const [index, age] of ages.entries()) {
     advertId += between(random, 1, 200);
-    // The first eight campaigns cover every type and every status; the others follow realistic weights.
-    const type = index < TYPE_CODES.length ? TYPE_CODES[index]! : weighted(random, TYPE_WEIGHTS);
+    // The first six campaigns cover every kind and every status; the others follow realistic weights.
+    const kind = KINDS[index < KIND_ORDER.length ? KIND_ORDER[index]! : weighted(random, KIND_WEIGHTS)]!;
     const status = index < STATUS_CODES.length ? STATUS_CODES[index]! : weighted(random, STATUS_WEIGHTS);
     const subjectId = pick(random, productSubjects);
     const candidates = bySubject.get(subjectId)!;
     const nms = [
       ...new Set(Array.from({ length: between(random, 1, 4) }, () => pick(random, candidates).nmId)),
     ].sort((a, b) => a - b);
-    const createTime = today - age * DAY_MS + between(random, 0, DAY_MS - 1);
-    const showing = [7, 9, 11, 12].includes(status);
+    const createTime = dayStart(today) - age * DAY_MS + between(random, 0, DAY_MS - 1);
+    const showing = [7, 9, 11].includes(status);
     const startDay = dayOf(createTime) + between(random, 0, Math.min(3, age - 1)) * DAY_MS;
     let endTime: number | null = null;
     let periods: SandboxCampaign['periods'] = [];
     if (status === 9) periods = [[startDay, null]];
     if (status === 11)
       periods = [[startDay, startDay + between(random, 0, (today - startDay) / DAY_MS) * DAY_MS]];
-    if (status === 7 || status === 12) {
+    if (status === 7) {
       const endDay = Math.min(startDay + between(random, 5, 90) * DAY_MS, today - DAY_MS);
       periods = [[startDay, Math.max(startDay, endDay)]];
-      endTime = Math.max(startDay, endDay) + between(random, 0, DAY_MS - 1);
+      endTime = dayStart(Math.max(startDay, endDay)) + between(random, 0, DAY_MS - 1);
     }
-    if (status === 8) endTime = createTime + between(random, 1, 72) * 3_600_000;
-    const paymentType = type === 9 && random() < 0.15 ? 'cpo' : 'cpm';
-    const lastChange = periods.at(-1)?.[1] ?? (showing ? startDay : createTime);
+    if (status === 8 || status === -1) endTime = createTime + between(random, 1, 72) * 3_600_000;
+    const paymentType = kind.bidType === 'manual' && random() < 0.15 ? 'cpc' : 'cpm';
+    const lastDay = periods.at(-1)?.[1] ?? (showing ? startDay : null);
+    const lastChange = lastDay === null ? createTime : dayStart(lastDay);
     // drawn in this order, so the same seed keeps giving the same campaigns
     const changeTime = Math.max(createTime, lastChange) + between(random, 0, 3_600_000);
-    const startTime = showing ? Math.max(createTime, startDay + between(random, 0, DAY_MS - 1)) : null;
+    const startTime = showing
+      ? Math.max(createTime, dayStart(startDay) + between(random, 0, DAY_MS - 1))
+      : null;
     campaigns.set(advertId, {
       advertId,
-      name: `${findSubject(subjectId)!.name} — ${PLACEMENT[type] ?? 'campaign'} ${index + 1}`,
-      type,
+      name: `${findSubject(subjectId)!.name} — ${kind.label} ${index + 1}`,
+      type: kind.type,
+      bidType: kind.bidType,
       status,
       createTime,
-      changeTime,
+      changeTime: endTime === null ? changeTime : Math.max(changeTime, endTime),
       startTime,
       // a campaign that ended on the day it started ends after its start
       endTime: endTime !== null && startTime !== null ? Math.max(endTime, startTime) : endTime,
-      dailyBudget: type >= 4 && type <= 7 ? between(random, 5, 50) * 100 : 0,
+      budget: status === 4 || showing ? between(random, 5, 50) * 100 : 0,
       paymentType,
-      bid: paymentType === 'cpo' ? between(random, 40, 400) : between(random, 150, 900),
+      bid: paymentType === 'cpc' ? between(random, 4, 40) : between(random, 150, 900),
       subjectId,
       nms,
       periods,
@@ -437,59 +445,36 @@ export function generateAccount(seed: string, now = Date.now()): SandboxAccount 
 
 // ---- Wire renderings ---------------------------------------------------------------------------------------
 
-const iso = (time: number) => new Date(time).toISOString();
+/** `deleted` of a campaign that is not deleted. */
+const NOT_DELETED = '2100-01-01T00:00:00+03:00';
 
-/** A campaign as `POST /adv/v1/promotion/adverts` answers it. */
-export function renderCampaign(campaign: SandboxCampaign): WireCampaign {
-  const subject = findSubject(campaign.subjectId)!;
-  const base = {
-    advertId: campaign.advertId,
-    name: campaign.name,
-    type: campaign.type,
-    status: campaign.status,
-    dailyBudget: campaign.dailyBudget,
-    createTime: iso(campaign.createTime),
-    changeTime: iso(campaign.changeTime),
-    ...(campaign.startTime !== null && { startTime: iso(campaign.startTime) }),
-    endTime: campaign.endTime === null ? NO_END_TIME : iso(campaign.endTime),
-    paymentType: campaign.paymentType,
-  };
-  if (campaign.type === 8)
-    return {
-      ...base,
-      autoParams: {
-        subject: { id: subject.id, name: subject.name },
-        active: { carousel: true, recom: true, booster: true },
-        nmCPM: campaign.nms.map((nm) => ({ nm, cpm: campaign.bid })),
-        nms: campaign.nms,
-        cpm: campaign.bid,
-      },
-    };
-  if (campaign.type === 9)
-    return {
-      ...base,
-      searchPluseState: false,
-      unitedParams: [
-        {
-          subject: { id: subject.id, name: subject.name },
-          menus: [{ id: -1, name: '' }],
-          nms: campaign.nms,
-          searchCPM: campaign.bid,
-          catalogCPM: campaign.bid,
-        },
-      ],
-    };
+/** A campaign as `GET /api/advert/v2/adverts` answers it; timestamps with the marketplace's offset. */
+export function renderCampaign(account: SandboxAccount, campaign: SandboxCampaign): WireCampaign {
+  const manual = campaign.bidType === 'manual';
+  const bid = campaign.bid * 100;
   return {
-    ...base,
-    params: [
-      {
-        subjectId: subject.id,
-        subjectName: subject.name,
-        price: campaign.bid,
-        active: campaign.status === 9,
-        nms: campaign.nms.map((nm) => ({ nm, active: true })),
-      },
-    ],
+    id: campaign.advertId,
+    bid_type: campaign.bidType,
+    status: campaign.status,
+    settings: {
+      name: campaign.name,
+      payment_type: campaign.paymentType,
+      placements: { search: true, recommendations: !manual || campaign.advertId % 2 === 0 },
+    },
+    nm_settings: campaign.nms.map((nm) => {
+      const subject = findSubject(account.products.get(nm)?.subjectId ?? campaign.subjectId)!;
+      return {
+        nm_id: nm,
+        subject: { id: subject.id, name: subject.name },
+        bids_kopecks: { search: bid, recommendations: manual ? Math.round(bid * 0.8) : bid },
+      };
+    }),
+    timestamps: {
+      created: marketplaceTimestamp(campaign.createTime),
+      updated: marketplaceTimestamp(campaign.changeTime),
+      started: campaign.startTime === null ? null : marketplaceTimestamp(campaign.startTime),
+      deleted: campaign.endTime === null ? NOT_DELETED : marketplaceTimestamp(campaign.endTime),
+    },
   };
 }
 
@@ -510,9 +495,20 @@ interface RawCounters {
   shks: number;
   /** Kopecks. */
   sumPrice: number;
+  /** Cancelled ordered items. */
+  canceled: number;
 }
 
-const ZERO: RawCounters = { views: 0, clicks: 0, sum: 0, atbs: 0, orders: 0, shks: 0, sumPrice: 0 };
+const ZERO: RawCounters = {
+  views: 0,
+  clicks: 0,
+  sum: 0,
+  atbs: 0,
+  orders: 0,
+  shks: 0,
+  sumPrice: 0,
+  canceled: 0,
+};
 
 function add(a: RawCounters, b: RawCounters): RawCounters {
   return {
@@ -523,6 +519,7 @@ function add(a: RawCounters, b: RawCounters): RawCounters {
     orders: a.orders + b.orders,
     shks: a.shks + b.shks,
     sumPrice: a.sumPrice + b.sumPrice,
+    canceled: a.canceled + b.canceled,
   };
 }
 
@@ -538,6 +535,7 @@ function counters(raw: RawCounters): WireCounters {
     cr: raw.clicks === 0 ? 0 : round2((raw.orders / raw.clicks) * 100),
     shks: raw.shks,
     sum_price: raw.sumPrice / 100,
+    canceled: raw.canceled,
   };
 }
 
@@ -560,8 +558,9 @@ function productDay(
   const shks = orders + (orders > 0 && random() < 0.2 ? between(random, 1, Math.ceil(orders / 3)) : 0);
   const priceKopecks = Math.round(product.price * 100);
   const sum =
-    campaign.paymentType === 'cpo' ? orders * campaign.bid * 100 : Math.round((views * campaign.bid) / 10);
-  return { views, clicks, sum, atbs, orders, shks, sumPrice: shks * priceKopecks };
+    campaign.paymentType === 'cpc' ? clicks * campaign.bid * 100 : Math.round((views * campaign.bid) / 10);
+  const canceled = shks > 0 && random() < 0.1 ? 1 : 0;
+  return { views, clicks, sum, atbs, orders, shks, sumPrice: shks * priceKopecks, canceled };
 }
 
 /**
@@ -591,8 +590,10 @@ function splitOverPlatforms(raw: RawCounters, priceKopecks: number): [number, Ra
   const extraItems = allocate(raw.shks - raw.orders, shares);
   const atbs = allocate(raw.atbs, shares);
   const sum = allocate(raw.sum, shares);
+  const items = orders.map((count, index) => count + extraItems[index]!);
+  const canceled = allocate(raw.canceled, shares, items);
   return PLATFORMS.map(([appType], index): [number, RawCounters] => {
-    const shks = orders[index]! + extraItems[index]!;
+    const shks = items[index]!;
     return [
       appType,
       {
@@ -603,6 +604,7 @@ function splitOverPlatforms(raw: RawCounters, priceKopecks: number): [number, Ra
         orders: orders[index]!,
         shks,
         sumPrice: shks * priceKopecks,
+        canceled: canceled[index]!,
       },
     ];
   });
@@ -614,9 +616,12 @@ function showingOn(campaign: SandboxCampaign, day: number, today: number): boole
   return campaign.periods.some(([from, to]) => day >= from && day <= (to ?? today));
 }
 
+/** A marketplace day (`dayOf`) as `YYYY-MM-DD`. */
+const dateOf = (day: number) => new Date(day).toISOString().slice(0, 10);
+
 /**
- * Statistics of one campaign over the days `begin..end` (UTC midnights) as `POST /adv/v2/fullstats` answers
- * them, or undefined for a campaign that has none (only statuses 7, 9, 11 and 12 have statistics).
+ * Statistics of one campaign over the marketplace days `begin..end` (`dayOf`) as `GET /adv/v3/fullstats`
+ * answers them, or undefined for a campaign that has none (only statuses 7, 9 and 11 have statistics).
  */
 export function renderStatistics(
   account: SandboxAccount,
@@ -625,14 +630,14 @@ export function renderStatistics(
   end: number,
   now = Date.now(),
 ): WireCampaignStatistics | undefined {
-  if (![7, 9, 11, 12].includes(campaign.status)) return undefined;
+  if (!STATUS_CODES_WITH_STATISTICS.includes(campaign.status)) return undefined;
   const today = dayOf(now);
   const days: WireDayCounters[] = [];
-  const booster: WireCampaignStatistics['boosterStats'] = [];
+  const booster: NonNullable<WireCampaignStatistics['boosterStats']> = [];
   let total = ZERO;
   for (let day = begin; day <= end; day += DAY_MS) {
     if (!showingOn(campaign, day, today)) continue;
-    const platforms = new Map<number, { raw: RawCounters; nm: WireProductCounters[] }>();
+    const platforms = new Map<number, { raw: RawCounters; nms: WireProductCounters[] }>();
     let dayTotal = ZERO;
     for (const nmId of campaign.nms) {
       const product = account.products.get(nmId);
@@ -640,30 +645,34 @@ export function renderStatistics(
       if (!product || !raw) continue;
       dayTotal = add(dayTotal, raw);
       for (const [appType, piece] of splitOverPlatforms(raw, Math.round(product.price * 100))) {
-        const platform = platforms.get(appType) ?? { raw: ZERO, nm: [] };
+        const platform = platforms.get(appType) ?? { raw: ZERO, nms: [] };
         platform.raw = add(platform.raw, piece);
-        platform.nm.push({ ...counters(piece), nmId, name: product.name });
+        platform.nms.push({ ...counters(piece), nmId, name: product.name });
         platforms.set(appType, platform);
       }
-      if (campaign.type === 8)
-        booster.push({ date: iso(day), nm: nmId, avg_position: 1 + Math.floor((dayTotal.views % 97) / 2) });
+      if (campaign.bidType === 'unified')
+        booster.push({
+          date: dateOf(day),
+          nm: nmId,
+          avg_position: 1 + Math.floor((dayTotal.views % 97) / 2),
+        });
     }
     if (dayTotal.views === 0) continue;
     total = add(total, dayTotal);
     days.push({
       ...counters(dayTotal),
-      date: iso(day),
+      // the marketplace writes its calendar day as midnight UTC
+      date: `${dateOf(day)}T00:00:00Z`,
       apps: [...platforms.entries()].map(([appType, platform]) => ({
         ...counters(platform.raw),
         appType,
-        nm: platform.nm,
+        nms: platform.nms,
       })),
     });
   }
   return {
     ...counters(total),
     advertId: campaign.advertId,
-    interval: { begin: iso(begin).slice(0, 10), end: iso(end).slice(0, 10) },
     days,
     boosterStats: booster,
   };

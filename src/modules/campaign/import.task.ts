@@ -7,7 +7,7 @@
  * - `CAMPAIGN_STATS_RELOAD_TASK` (`GET /api/campaign/reloadCampaignStats`): the same campaign step, then the
  *   statistics of the given days — every counter, or only `expenses` (`isExpensesOnly`).
  *
- * Each step (a campaign list, 50 campaign details, 100 campaigns × 31 days of statistics) is one marketplace
+ * Each step (a campaign list, 50 campaign details, 50 campaigns × 31 days of statistics) is one marketplace
  * request, then one transaction, then the progress and the cancellation check; a rerun writes the same rows
  * (upserts by marketplace id; statistics replaced per range), so a retried or resumed task is safe (P103).
  * Marketplace failures (P104): a refused key and another 4xx end the task in ERROR with the error model's message
@@ -17,6 +17,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { CampaignStatus, Market1Connector } from '../../connectors/market1/connector.ts';
+import { MARKET1_LIMITS } from '../../connectors/market1/protocol.ts';
 import {
   Market1Error,
   Market1RateLimitError,
@@ -43,18 +44,13 @@ export interface StatisticsImportProperties {
 }
 
 /** Statuses in which a Market1 campaign has statistics (it has shown at least once; docs/market1.md). */
-const STATUSES_WITH_STATISTICS: ReadonlySet<CampaignStatus> = new Set([
-  'ACTIVE',
-  'PAUSED',
-  'FINISHED',
-  'ARCHIVED',
-]);
+const STATUSES_WITH_STATISTICS: ReadonlySet<CampaignStatus> = new Set(['ACTIVE', 'PAUSED', 'FINISHED']);
 /** Campaign details per request (the marketplace's limit). */
-const DETAILS_BATCH = 50;
+const DETAILS_BATCH = MARKET1_LIMITS.campaignIdsPerDetailsRequest;
 /** Campaigns per statistics request (the marketplace's limit). */
-const STATISTICS_CAMPAIGNS = 100;
+const STATISTICS_CAMPAIGNS = MARKET1_LIMITS.campaignsPerStatisticsRequest;
 /** Days per statistics request (the marketplace's limit). */
-const STATISTICS_DAYS = 31;
+const STATISTICS_DAYS = MARKET1_LIMITS.daysPerStatisticsInterval;
 const DAY_MS = 86_400_000;
 
 /** Share of the progress bar taken by the campaign step; the statistics take the rest. */

@@ -19,6 +19,7 @@ import type {
   Market1Subject,
 } from '../../connectors/market1/connector.ts';
 import { Market1Error, toAppError } from '../../connectors/market1/errors.ts';
+import { MARKET1_LIMITS, marketplaceDay } from '../../connectors/market1/protocol.ts';
 import type { TaskService } from '../task/service.ts';
 import type { TmsTask } from '../task/schemas.ts';
 import { addDays, type CampaignImportKinds, type StatisticsImportProperties } from './import.task.ts';
@@ -64,8 +65,8 @@ const STATUS_CHANGES: Partial<
   CANCELLED: { change: 'stopCampaign', result: 'FINISHED' },
 };
 
-/** Products per created campaign, by type (the marketplace's limits). */
-const MAX_PRODUCTS = { AUTO: 100, IN_SEARCH_AND_CATALOG: 50 } as const;
+/** Products per created campaign (the marketplace's limit). */
+const MAX_PRODUCTS = MARKET1_LIMITS.productsPerCampaign;
 
 /** Runs a marketplace call, turning connector errors into the error model. */
 async function onMarket1<T>(call: () => Promise<T>): Promise<T> {
@@ -77,8 +78,8 @@ async function onMarket1<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Today in UTC, `YYYY-MM-DD` (the sandbox's calendar; P102). */
-const today = () => new Date().toISOString().slice(0, 10);
+/** Today as the marketplace's calendar day (Moscow), `YYYY-MM-DD`: its statistics days (P102). */
+const today = () => marketplaceDay(Date.now());
 
 /** Whether `day` (`YYYY-MM-DD`) is a real calendar day. */
 const isDay = (day: string) => {
@@ -117,7 +118,10 @@ function presentSubject(subject: Market1Subject): Market1Type {
 function createRequest(body: CampaignCreateBody): Market1CampaignCreate {
   if (body.type === undefined) throw validationError('type', 'required');
   if (body.type !== 'AUTO' && body.type !== 'IN_SEARCH_AND_CATALOG')
-    throw validationError('type', 'only AUTO and IN_SEARCH_AND_CATALOG campaigns can be created');
+    throw validationError(
+      'type',
+      'the marketplace creates only AUTO (unified bid) and IN_SEARCH_AND_CATALOG (manual bid) campaigns',
+    );
   const name = (body.name ?? body.campaignName ?? '').trim();
   if (name === '') throw validationError('name', 'required');
   const products =
@@ -129,8 +133,7 @@ function createRequest(body: CampaignCreateBody): Market1CampaignCreate {
   if (products.length === 0) throw validationError('nms', 'required');
   if (products.some((id) => !Number.isSafeInteger(id) || id === 0))
     throw validationError('nms', 'not a product id');
-  if (products.length > MAX_PRODUCTS[body.type])
-    throw validationError('nms', `at most ${MAX_PRODUCTS[body.type]} products`);
+  if (products.length > MAX_PRODUCTS) throw validationError('nms', `at most ${MAX_PRODUCTS} products`);
   if (body.type === 'IN_SEARCH_AND_CATALOG')
     return { type: 'IN_SEARCH_AND_CATALOG', name, externalProductIds: products };
   if (body.categoryId === undefined) throw validationError('categoryId', 'required for AUTO');

@@ -46,7 +46,9 @@ export const Campaign = Type.Object(
     campaignType: Type.String({ description: 'The marketplace type code as text' }),
     dateStatImport: Nullable(DateTime),
     nms: Type.String({ description: 'Promoted products (nm ids), comma-separated, ascending' }),
-    paymentType: Nullable(Type.String({ description: '`CPM`, `CPO` or another marketplace value' })),
+    paymentType: Nullable(
+      Type.String({ description: '`CPM` (per thousand views), `CPC` (per click) or `UNKNOWN`' }),
+    ),
   },
   { $id: 'Campaign', title: 'Campaign' },
 );
