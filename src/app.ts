@@ -18,6 +18,7 @@ import {
   callerRequestId,
   installErrorHandlers,
   installShutdownAnswer,
+  installStartUpAnswer,
   sendAppError,
 } from './http/error-handler.ts';
 import { validationError } from './http/errors.ts';
@@ -81,6 +82,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
   installStrictInput(app);
   installShutdownAnswer(app);
+  installStartUpAnswer(app, () => runtime.ready);
   installRequestMetrics(app, runtime.metrics);
   await installRateLimit(app, runtime);
   installLingeringClose(app);
