@@ -37,12 +37,12 @@ export interface Runtime {
   workers: boolean;
   /**
    * Whether the start-up set-up is done and the process serves requests: until then `/ready` answers 503 and
-   * every route but `/health` and `/ready` answers 503 `error_service_unavailable` (P161).
+   * every route but `/health` and `/ready` answers 503 `error_service_unavailable` (P166).
    */
   ready: boolean;
   /**
    * Runs `work` — something done once per database at start, e.g. creating queues — under the set-up lock,
-   * again after a deadlock or serialization failure (`src/db/set-up-lock.ts`, P161).
+   * again after a deadlock or serialization failure (`src/db/set-up-lock.ts`, P166).
    */
   setUpOnce<T>(work: () => Promise<T>): Promise<T>;
   /**
@@ -72,7 +72,7 @@ export interface RuntimeOptions {
 
 /**
  * Brings the database to what this version needs: our migrations (and `extraMigrationFolders`), the sealing of
- * plain stored secrets (P160), pg-boss's schema. Idempotent; run it under the set-up lock (P161).
+ * plain stored secrets (P160), pg-boss's schema. Idempotent; run it under the set-up lock (P166).
  * @throws when a migration fails (it is rolled back)
  */
 export async function setUpDatabase(

@@ -2,7 +2,7 @@
  * Starts a service process: resolves the database (external `DATABASE_URL` or the embedded PostgreSQL in
  * `DATA_DIR`, D12), listens at once (`/health` answers, `/ready` says 503 `starting`), then sets the database up
  * under the set-up lock (migrations, pg-boss, sealing, the demo account on a fresh embedded database, D1.5, and
- * the queues; P161), starts the workers and becomes ready; shuts down gracefully on SIGTERM/SIGINT.
+ * the queues; P166), starts the workers and becomes ready; shuts down gracefully on SIGTERM/SIGINT.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';

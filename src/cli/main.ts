@@ -24,7 +24,7 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 
 /**
  * Opens the configured database for one command, set up as a starting service sets it up (under the set-up lock,
- * P161: migrations, sealing of plain secrets, pg-boss's schema), with the operator key (SECRET_KEY or
+ * P166: migrations, sealing of plain secrets, pg-boss's schema), with the operator key (SECRET_KEY or
  * `<DATA_DIR>/secret-key`, as the service uses), and returns it with its release function.
  */
 async function openDatabase(

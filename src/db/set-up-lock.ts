@@ -1,5 +1,5 @@
 /**
- * The start-up set-up lock (P161, `docs/operations.md` "Several replicas"): everything a start does once per
+ * The start-up set-up lock (P166, `docs/operations.md` "Several replicas"): everything a start does once per
  * database — our migrations, pg-boss's schema and queues, the sealing of legacy secrets, the demo account — runs
  * while holding one PostgreSQL session-level advisory lock. Concurrent starts queue behind each other and the
  * later ones find nothing left to do. The lock belongs to a connection of its own, so it is released when that

@@ -174,7 +174,7 @@ export function installShutdownAnswer(app: FastifyInstance): void {
 const ANSWERED_WHILE_STARTING = new Set(['/health', '/ready']);
 
 /**
- * Until `isReady()` holds (the start-up set-up is done, P161), requests get 503 `error_service_unavailable` with
+ * Until `isReady()` holds (the start-up set-up is done, P166), requests get 503 `error_service_unavailable` with
  * `Retry-After: 1`, except `/health` (the process is alive) and `/ready` (which says it is starting).
  */
 export function installStartUpAnswer(app: FastifyInstance, isReady: () => boolean): void {

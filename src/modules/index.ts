@@ -52,7 +52,7 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
 /**
  * Creates the queues of every group's jobs under the set-up lock and, when the runtime runs workers, starts their
  * workers and background workers (stopped by `runtime.close()`); the last step of a start: the runtime is then
- * `ready` (P161).
+ * `ready` (P166).
  */
 export async function startGroupWorkers(runtime: Runtime, groups: readonly ResourceGroup[]): Promise<void> {
   const jobs = groups.flatMap((group) => group.jobs ?? []);

@@ -1,5 +1,5 @@
 /**
- * Replicas that start together (P161): real service processes on databases of their own on the run's server.
+ * Replicas that start together (P166): real service processes on databases of their own on the run's server.
  * All start-up set-up runs under one advisory lock, so processes started at once on a fresh database all become
  * ready, processes already running stay up while a new one brings a migration, and a start killed while holding
  * the lock leaves it free for the next. Synchronisation is on database state (who waits for which lock), never

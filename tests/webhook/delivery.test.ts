@@ -2,7 +2,7 @@
  * Webhook delivery (D9.2, D9.3) with a real HTTP receiver on loopback: signature, headers, retries with the
  * same webhook-id, timeout, 410, deletion, rollback, redirects, delivery log and redelivery, send-time guard, and
  * the Standard Webhooks recommendations: the published signature test vector, secret rotation with a grace
- * period (both signatures), `Retry-After` and per-endpoint throttling (P162–P163).
+ * period (both signatures), `Retry-After` and per-endpoint throttling (P167–P168).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';

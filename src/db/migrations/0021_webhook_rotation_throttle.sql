@@ -1,5 +1,5 @@
 -- Secret rotation with a grace period and per-endpoint throttling of webhook subscriptions (docs/webhooks.md,
--- P162–P163). Nullable or defaulted columns only: the previous release reads and writes `webhook` unchanged.
+-- P167–P168). Nullable or defaulted columns only: the previous release reads and writes `webhook` unchanged.
 
 -- The secret replaced by the last rotation (sealed like `secret`, P160): deliveries are signed with both until
 -- `previous_secret_expires_at`.

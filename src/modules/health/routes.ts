@@ -1,6 +1,6 @@
 /**
  * Operator routes outside `/api` (decision D12.4): `/health` while the process runs, `/ready` once the start-up
- * set-up is done (`starting` with 503 before, P161) and while the database answers (with the job queue's state,
+ * set-up is done (`starting` with 503 before, P166) and while the database answers (with the job queue's state,
  * P132), and `/metrics` in the Prometheus text format
  * (P129), guarded by `METRICS_TOKEN` when it is set. None of them is rate limited (P125).
  */

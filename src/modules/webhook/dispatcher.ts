@@ -16,12 +16,12 @@
  * else (other status, 3xx, timeout, network error, refused target) → retried after the next delay of
  * `config.webhookRetrySchedule` with ±20 % jitter, FAILED after the last one.
  *
- * Throttling (P163, after the Standard Webhooks recommendations): a 429, 502, 503 or 504 throttles the endpoint
+ * Throttling (P168, after the Standard Webhooks recommendations): a 429, 502, 503 or 504 throttles the endpoint
  * (the subscription) for its `Retry-After` (on 429 and 503, at most `MAX_RETRY_AFTER_MS`) or else for a backoff
  * doubling with each such answer in a row (`endpointBackoffMs`). Deliveries to a throttled endpoint are not sent:
  * their next attempt moves to the end of the throttle without counting an attempt. A delivered attempt ends it.
  *
- * Signatures (P162): during a rotation's grace period every attempt carries the signatures of the current and
+ * Signatures (P167): during a rotation's grace period every attempt carries the signatures of the current and
  * the previous secret, space-separated in `webhook-signature`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -22,7 +22,7 @@ export const presentCreatedWebhook = (row: Selectable<WebhookTable>, secret: str
   secret,
 });
 
-/** The rotation response: the subscription, its new plain secret and the end of the grace period (P162). */
+/** The rotation response: the subscription, its new plain secret and the end of the grace period (P167). */
 export const presentRotatedWebhook = (row: Selectable<WebhookTable>, secret: string): RotatedWebhook => ({
   ...presentCreatedWebhook(row, secret),
   previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null,

@@ -117,9 +117,9 @@ export interface DispatchRow {
   webhook_id: number;
   url: string;
   secret: string;
-  /** The secret before the last rotation while its grace period lasts (P162), else null. */
+  /** The secret before the last rotation while its grace period lasts (P167), else null. */
   previous_secret: string | null;
-  /** Set while the endpoint is throttled (P163): no attempt before it. */
+  /** Set while the endpoint is throttled (P168): no attempt before it. */
   throttled_until: Date | null;
   throttle_level: number;
   webhook_live: boolean;

@@ -1,7 +1,7 @@
 /**
  * Routes of the webhook group (spec §4.4, decision D9), registered under `/api/webhook`: list and create at
  * `/api/webhook/`, delete at `/api/webhook/{webhookId}`, secret rotation at `/api/webhook/{webhookId}/secret/rotate`
- * (P162) and the delivery log.
+ * (P167) and the delivery log.
  * GET needs a READ or WRITE token, every other method a WRITE token (D2.3).
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';

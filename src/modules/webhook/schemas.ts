@@ -68,7 +68,7 @@ export type CreatedWebhook = Webhook & { secret: string };
 /** The longest grace period of a rotation: 7 days. */
 export const MAX_GRACE_PERIOD_SECONDS = 604_800;
 
-/** Body of `POST /api/webhook/{webhookId}/secret/rotate` (P162). */
+/** Body of `POST /api/webhook/{webhookId}/secret/rotate` (P167). */
 export const SecretRotationBody = Type.Object({
   gracePeriodSeconds: Type.Optional(
     Type.Integer({

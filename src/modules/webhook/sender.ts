@@ -12,7 +12,7 @@ export interface OutgoingWebhook {
   url: string;
   /**
    * `whsec_…` secrets of the subscription, current first: one signature each, space-separated in
-   * `webhook-signature` (the previous one during a rotation's grace period, P162); never logged.
+   * `webhook-signature` (the previous one during a rotation's grace period, P167); never logged.
    */
   secrets: string[];
   /** The event id: the `webhook-id` header, the same on every attempt. */
@@ -31,7 +31,7 @@ export interface AttemptOutcome {
   statusCode: number | null;
   /** Why the attempt failed (no secrets, no response bodies); null when delivered. */
   error: string | null;
-  /** The answer's `Retry-After` in ms, read on 429 and 503 only (P163); undefined when absent or unreadable. */
+  /** The answer's `Retry-After` in ms, read on 429 and 503 only (P168); undefined when absent or unreadable. */
   retryAfterMs?: number;
 }
 

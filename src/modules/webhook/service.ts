@@ -106,7 +106,7 @@ export class WebhookService {
   }
 
   /**
-   * Gives the subscription a new secret (P162). For `gracePeriodSeconds` (default 24 h) every delivery is signed
+   * Gives the subscription a new secret (P167). For `gracePeriodSeconds` (default 24 h) every delivery is signed
    * with the new and the replaced secret, so the receiver can switch at any moment in between; a rotation within
    * a grace period ends the older one (the secret replaced now is the only previous one).
    * @throws 404 `error_not_found` {entity: 'webhook', id}
