@@ -17,6 +17,7 @@ import {
   callerRequestId,
   installErrorHandlers,
   installShutdownAnswer,
+  installStartUpAnswer,
   sendAppError,
 } from './http/error-handler.ts';
 import { clientErrorHandler, installRequestAborts } from './http/client-disconnects.ts';
@@ -94,6 +95,7 @@ export async function buildApp(
   installRequestAborts(app, runtime.metrics);
   installStrictInput(app);
   installShutdownAnswer(app);
+  installStartUpAnswer(app, () => runtime.ready);
   installRequestMetrics(app, runtime.metrics);
   await installRateLimit(app, runtime);
   installLingeringClose(app);

@@ -11,7 +11,8 @@ import { ChangeNotifier } from './db/notifications.ts';
 import { TokenAuthenticator } from './http/auth.ts';
 import { ChangeRunner } from './changes/change-runner.ts';
 import { JobQueue } from './jobs/job.ts';
-import { startJobQueue } from './jobs/queue.ts';
+import { createJobQueue, installJobQueueSchema } from './jobs/queue.ts';
+import { withSetUpLock } from './db/set-up-lock.ts';
 import { loadOperatorKey, SecretBox } from './security/secret-box.ts';
 import { sealLegacySecrets } from './security/seal-legacy-secrets.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
@@ -35,6 +36,22 @@ export interface Runtime {
   /** Whether this process runs background workers (`RuntimeOptions.workers`). */
   workers: boolean;
   /**
+   * Whether the start-up set-up is done and the process serves requests: until then `/ready` answers 503 and
+   * every route but `/health` and `/ready` answers 503 `error_service_unavailable` (P166).
+   */
+  ready: boolean;
+  /**
+   * Runs `work` — something done once per database at start, e.g. creating queues — under the set-up lock,
+   * again after a deadlock or serialization failure (`src/db/set-up-lock.ts`, P166).
+   */
+  setUpOnce<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Brings the database to what this version needs under the set-up lock (migrations, pg-boss's schema, sealing
+   * of plain secrets), then starts listening for change notifications and the job queue. Leaves `ready` false.
+   * @throws when the database cannot be reached or a migration fails
+   */
+  setUp(): Promise<void>;
+  /**
    * Registers `stop` to run on close, after the job queue stopped (no job runs any more) and before the
    * database closes; later registrations stop first.
    */
@@ -47,11 +64,77 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** Start the background workers of the groups; default true. Jobs are still enqueued when false. */
   workers?: boolean;
+  /** Folders of further migrations run after ours (a test's pending migration). */
+  extraMigrationFolders?: string[];
+  /** Told about retries of the start-up set-up. */
+  onSetUpRetry?: (message: string) => void;
 }
 
 /**
- * Connects to `databaseUrl`, applies pending migrations, loads the operator key and seals plain stored secrets, starts listening for change notifications and starts
- * the job queue.
+ * Brings the database to what this version needs: our migrations (and `extraMigrationFolders`), the sealing of
+ * plain stored secrets (P160), pg-boss's schema. Idempotent; run it under the set-up lock (P166).
+ * @throws when a migration fails (it is rolled back)
+ */
+export async function setUpDatabase(
+  database: Database,
+  secrets: SecretBox,
+  extraMigrationFolders: readonly string[] = [],
+): Promise<void> {
+  await migrateToLatest(database.db, extraMigrationFolders);
+  await sealLegacySecrets(database.db, secrets);
+  await installJobQueueSchema(database.pool);
+}
+
+/**
+ * Creates the runtime over `databaseUrl` without touching the database: pool, change notifier and job queue are
+ * built but not started, and `ready` is false. Call `setUp()` next (`openRuntime` does both).
+ * @throws when the operator key cannot be loaded
+ */
+export async function createRuntime(
+  config: Config,
+  databaseUrl: string,
+  options: RuntimeOptions = {},
+): Promise<Runtime> {
+  const secrets = new SecretBox(await loadOperatorKey(config.secretKey, config.dataDir));
+  const database = createDatabase(databaseUrl, config.databasePoolSize);
+  const notifier = new ChangeNotifier(databaseUrl, config.listenReconnectMs);
+  const queue = createJobQueue(database.pool, { maintenanceIntervalSeconds: config.webhookPollSeconds });
+  let queueStarted = false;
+  const stops: Array<() => Promise<void>> = [];
+  const setUpOnce = <T>(work: () => Promise<T>) => withSetUpLock(databaseUrl, work, { log: options.onSetUpRetry });
+  return {
+    config,
+    databaseUrl,
+    database,
+    notifier,
+    authenticator: new TokenAuthenticator(database.db, notifier),
+    changes: new ChangeRunner(database.db),
+    secrets,
+    jobs: new JobQueue(queue, config.webhookPollSeconds),
+    metrics: new ServiceMetrics(database.db, database.pool),
+    workers: options.workers !== false,
+    ready: false,
+    setUpOnce,
+    async setUp() {
+      await setUpOnce(() => setUpDatabase(database, secrets, options.extraMigrationFolders));
+      await notifier.start();
+      queueStarted = true;
+      await queue.start();
+    },
+    onClose: (stop) => void stops.push(stop),
+    async close() {
+      // Waits for jobs in flight; what is cut off is retried after expiry (at-least-once).
+      if (queueStarted) await queue.stop({ graceful: true, timeout: config.webhookTimeoutMs + 5_000 });
+      for (const stop of stops.reverse()) await stop();
+      await notifier.close();
+      await database.close();
+    },
+  };
+}
+
+/**
+ * Creates the runtime and sets the database up (`createRuntime`, `Runtime.setUp`); the caller marks it `ready`
+ * once its own set-up (groups' queues) is done.
  * @throws when the database cannot be reached or a migration fails
  */
 export async function openRuntime(
@@ -59,42 +142,13 @@ export async function openRuntime(
   databaseUrl: string,
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
-  const database = createDatabase(databaseUrl, config.databasePoolSize);
-  const notifier = new ChangeNotifier(databaseUrl, config.listenReconnectMs);
-  let boss: Awaited<ReturnType<typeof startJobQueue>> | undefined;
+  const runtime = await createRuntime(config, databaseUrl, options);
   try {
-    await migrateToLatest(database.db);
-    const secrets = new SecretBox(await loadOperatorKey(config.secretKey, config.dataDir));
-    await sealLegacySecrets(database.db, secrets);
-    await notifier.start();
-    boss = await startJobQueue(database.pool, { maintenanceIntervalSeconds: config.webhookPollSeconds });
-    const queue = boss;
-    const stops: Array<() => Promise<void>> = [];
-    return {
-      config,
-      databaseUrl,
-      database,
-      notifier,
-      authenticator: new TokenAuthenticator(database.db, notifier),
-      changes: new ChangeRunner(database.db),
-      secrets,
-      jobs: new JobQueue(queue, config.webhookPollSeconds),
-      metrics: new ServiceMetrics(database.db, database.pool),
-      workers: options.workers !== false,
-      onClose: (stop) => void stops.push(stop),
-      async close() {
-        // Waits for jobs in flight; what is cut off is retried after expiry (at-least-once).
-        await queue.stop({ graceful: true, timeout: config.webhookTimeoutMs + 5_000 });
-        for (const stop of stops.reverse()) await stop();
-        await notifier.close();
-        await database.close();
-      },
-    };
+    await runtime.setUp();
   } catch (error) {
     // Release what was opened before the failure.
-    await boss?.stop({ graceful: false }).catch(() => undefined);
-    await notifier.close();
-    await database.close();
+    await runtime.close();
     throw error;
   }
+  return runtime;
 }

@@ -1,7 +1,8 @@
 /**
  * Starts a service process: resolves the database (external `DATABASE_URL` or the embedded PostgreSQL in
- * `DATA_DIR`, D12), opens the runtime (migrations applied), seeds the demo account on a fresh embedded
- * database (D1.5), listens, and shuts down gracefully on SIGTERM/SIGINT.
+ * `DATA_DIR`, D12), listens at once (`/health` answers, `/ready` says 503 `starting`), then sets the database up
+ * under the set-up lock (migrations, pg-boss, sealing, the demo account on a fresh embedded database, D1.5, and
+ * the queues; P166), starts the workers and becomes ready; shuts down gracefully on SIGTERM/SIGINT.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
@@ -9,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp } from './app.ts';
 import { createGroups, startGroupWorkers } from './modules/index.ts';
 import { loadDictionary, sampleDictionary } from './modules/catalog/dictionary.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { createRuntime, type Runtime } from './runtime.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
 import {
   PROVIDER_URL_VARIABLES,
@@ -53,11 +54,22 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** Options of `startService`. */
+export interface ServiceOptions {
+  /** Folders of further migrations run after ours (a test's pending migration). */
+  extraMigrationFolders?: string[];
+}
+
 /**
- * Starts the whole service described by `config`. On the embedded default, external systems whose URL is not
- * configured are served by the project's sandboxes on loopback (`src/connectors/sandboxes.ts`).
+ * Starts the whole service described by `config` and resolves once it is ready (it listens before, answering
+ * 503 while it sets the database up). On the embedded default, external systems whose URL is not configured
+ * are served by the project's sandboxes on loopback (`src/connectors/sandboxes.ts`).
+ * @throws when the database cannot be reached or set up (a deadlock there is retried, never thrown)
  */
-export async function startService(givenConfig: Config): Promise<RunningService> {
+export async function startService(
+  givenConfig: Config,
+  options: ServiceOptions = {},
+): Promise<RunningService> {
   let config = givenConfig;
   // PostgreSQL's own output is only interesting when debugging.
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
@@ -66,61 +78,42 @@ export async function startService(givenConfig: Config): Promise<RunningService>
   };
   const { databaseUrl, embedded } = await resolveDatabase(config, log);
   let runtime: Runtime | undefined;
+  let app: FastifyInstance | undefined;
   let sandboxes: SandboxServer[] = [];
   const closeSandboxes = () => Promise.all(sandboxes.map((server) => server.close()));
   try {
     if (embedded) ({ config, servers: sandboxes } = await startMissingSandboxes(config));
     if (sandboxes.length > 0) printSandboxes(sandboxes);
-    runtime = await openRuntime(config, databaseUrl);
-    runtime.onClose(async () => void (await closeSandboxes()));
-    if (config.seedDemo) {
-      const accounts = new AccountService(runtime.database.db, runtime.secrets);
-      const demo = await accounts.seedDemoAccount(config.dataDir);
-      if (demo) {
-        // The demo account gets the sample marketplace dictionaries (D11.3) until a refresh replaces them.
-        await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));
-        // ... and, when this process serves provider A's sandbox, an account there, so receipts work out of
-        // the box (P77); without baseUrl it follows the sandbox to whatever port it gets on each start.
-        if (sandboxes.some((server) => server.name === providerASandbox.name))
-          await accounts.setCashRegister(demo.organizationId, {
-            service: 'CASH_REGISTER_A',
-            login: 'demo',
-            password: 'demo',
-            email: 'receipts@example.com',
-            paymentAddress: 'https://shop.example.com',
-            taxationSystem: 'SIMPLIFIED_INCOME',
-          });
-        // ... and, when it serves the Market1 sandbox, a Market1 integration, so the campaign operations work
-        // out of the box (P109); without baseUrl it follows MARKET1_API_URL, the sandbox's URL of this start.
-        if (sandboxes.some((server) => server.name === market1Sandbox.name))
-          await accounts.setIntegration(demo.organizationId, {
-            service: 'SERVICE_01',
-            apiKey: DEMO_MARKET1_KEY,
-          });
-        printDemoCredentials(demo, config.dataDir);
-      }
-    }
-    const groups = createGroups(runtime);
-    const app = await buildApp(runtime, groups);
-    await startGroupWorkers(runtime, groups);
-    await app.listen({ port: config.port, host: config.host });
-    const address = app.server.address();
+    const opened = await createRuntime(config, databaseUrl, {
+      extraMigrationFolders: options.extraMigrationFolders,
+      onSetUpRetry: (message) => app?.log.warn(message),
+    });
+    runtime = opened;
+    opened.onClose(async () => void (await closeSandboxes()));
+    const groups = createGroups(opened);
+    const listening = await buildApp(opened, groups);
+    app = listening;
+    await listening.listen({ port: config.port, host: config.host });
+    await opened.setUp();
+    if (config.seedDemo) await opened.setUpOnce(() => seedDemo(opened, sandboxes));
+    await startGroupWorkers(opened, groups);
+    const address = listening.server.address();
     const url =
       typeof address === 'object' && address ? `http://${config.host}:${address.port}` : String(address);
     let stopping: Promise<void> | undefined;
-    const openedRuntime = runtime;
     return {
-      app,
-      runtime,
+      app: listening,
+      runtime: opened,
       url,
       stop: () =>
         (stopping ??= (async () => {
-          await app.close();
-          await openedRuntime.close();
+          await listening.close();
+          await opened.close();
           await embedded?.stop();
         })()),
     };
   } catch (error) {
+    await app?.close();
     if (runtime) await runtime.close();
     else await closeSandboxes();
     await embedded?.stop();
@@ -149,6 +142,34 @@ function printSandboxes(servers: SandboxServer[]): void {
   );
 }
 
+/**
+ * Creates the demo account when the database has no client yet (D1.5), with the sample dictionaries and, for
+ * the sandboxes this process serves, a cash register and a Market1 integration; prints its credentials once.
+ */
+async function seedDemo(runtime: Runtime, sandboxes: readonly SandboxServer[]): Promise<void> {
+  const accounts = new AccountService(runtime.database.db, runtime.secrets);
+  const demo = await accounts.seedDemoAccount(runtime.config.dataDir);
+  if (!demo) return;
+  // The demo account gets the sample marketplace dictionaries (D11.3) until a refresh replaces them.
+  await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));
+  // ... and, when this process serves provider A's sandbox, an account there, so receipts work out of the box
+  // (P77); without baseUrl it follows the sandbox to whatever port it gets on each start.
+  if (sandboxes.some((server) => server.name === providerASandbox.name))
+    await accounts.setCashRegister(demo.organizationId, {
+      service: 'CASH_REGISTER_A',
+      login: 'demo',
+      password: 'demo',
+      email: 'receipts@example.com',
+      paymentAddress: 'https://shop.example.com',
+      taxationSystem: 'SIMPLIFIED_INCOME',
+    });
+  // ... and, when it serves the Market1 sandbox, a Market1 integration, so the campaign operations work out of
+  // the box (P109); without baseUrl it follows MARKET1_API_URL, the sandbox's URL of this start.
+  if (sandboxes.some((server) => server.name === market1Sandbox.name))
+    await accounts.setIntegration(demo.organizationId, { service: 'SERVICE_01', apiKey: DEMO_MARKET1_KEY });
+  printDemoCredentials(demo, runtime.config.dataDir);
+}
+
 function printDemoCredentials(
   demo: { organizationId: number; readToken: string; writeToken: string },
   dataDir: string,
@@ -166,8 +187,8 @@ function printDemoCredentials(
 }
 
 /** Runs the service until SIGTERM or SIGINT, then stops it gracefully and exits. */
-export async function runUntilSignalled(config: Config): Promise<void> {
-  const service = await startService(config);
+export async function runUntilSignalled(config: Config, options: ServiceOptions = {}): Promise<void> {
+  const service = await startService(config, options);
   service.app.log.info({ url: service.url }, 'seller-ops listening');
   const shutdown = (signal: string) => {
     service.app.log.info({ signal }, 'shutting down');

@@ -9,7 +9,8 @@ import { Value } from 'typebox/value';
 import { DictionaryFile, loadDictionary, sampleDictionary } from '../modules/catalog/dictionary.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { createDatabase, type Database } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrate.ts';
+import { withSetUpLock } from '../db/set-up-lock.ts';
+import { setUpDatabase } from '../runtime.ts';
 import { DataDirInUseError, runningEmbeddedUrl, startEmbeddedPostgres } from '../db/embedded-postgres.ts';
 import { AccountService } from '../modules/accounts/service.ts';
 import { listClients, listOrganizations, listTokens, listUsers } from '../modules/accounts/listing.ts';
@@ -23,7 +24,8 @@ import { TAXATION_SYSTEMS, type TaxationSystem } from '../connectors/cash-regist
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 /**
- * Opens the configured database for one command, migrated, with the operator key (SECRET_KEY or
+ * Opens the configured database for one command, set up as a starting service sets it up (under the set-up lock,
+ * P166: migrations, sealing of plain secrets, pg-boss's schema), with the operator key (SECRET_KEY or
  * `<DATA_DIR>/secret-key`, as the service uses), and returns it with its release function.
  */
 async function openDatabase(
@@ -42,11 +44,18 @@ async function openDatabase(
       if (!url) throw error;
     }
   }
+  const secrets = new SecretBox(await loadOperatorKey(config.secretKey, config.dataDir));
   const database = createDatabase(url, 2);
-  await migrateToLatest(database.db);
+  try {
+    await withSetUpLock(url, () => setUpDatabase(database, secrets), { log });
+  } catch (error) {
+    await database.close();
+    await stopEmbedded?.();
+    throw error;
+  }
   return {
     database,
-    secrets: new SecretBox(await loadOperatorKey(config.secretKey, config.dataDir)),
+    secrets,
     release: async () => {
       await database.close();
       await stopEmbedded?.();
@@ -103,7 +112,9 @@ program
 
 program
   .command('migrate')
-  .description('apply pending database migrations and exit')
+  .description(
+    "set the database up for this version and exit: migrations, pg-boss's schema, sealing of plain secrets (under the set-up lock)",
+  )
   .action(async () => {
     const { release } = await openDatabase(loadConfig());
     await release();

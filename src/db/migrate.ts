@@ -10,31 +10,43 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** Serves every `NNNN_name.sql` file of the migrations folder as one migration. */
+/** Serves every `NNNN_name.sql` file of the given folders as one migration. */
 class SqlFileMigrationProvider implements MigrationProvider {
+  constructor(private readonly folders: readonly string[]) {}
+
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(migrationsDir)).filter((file) => /^\d{4}_.+\.sql$/.test(file)).sort();
     const migrations: Record<string, Migration> = {};
-    for (const file of files) {
-      const text = await readFile(path.join(migrationsDir, file), 'utf8');
-      migrations[file.replace(/\.sql$/, '')] = {
-        up: async (db) => {
-          await sql.raw(text).execute(db);
-        },
-      };
+    for (const folder of this.folders) {
+      const files = (await readdir(folder)).filter((file) => /^\d{4}_.+\.sql$/.test(file));
+      for (const file of files) {
+        const text = await readFile(path.join(folder, file), 'utf8');
+        migrations[file.replace(/\.sql$/, '')] = {
+          up: async (db) => {
+            await sql.raw(text).execute(db);
+          },
+        };
+      }
     }
     return migrations;
   }
 }
 
 /**
- * Brings the schema to the latest migration.
+ * Brings the schema to the latest migration. Processes starting together take the set-up lock around this
+ * (`set-up-lock.ts`); Kysely's own lock covers a caller that does not.
+ * @param extraFolders folders of further migrations after ours (a test's pending migration)
  * @returns the names of the migrations applied by this call
  * @throws the first failing migration's error (that migration is rolled back)
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before any typed schema exists
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider() });
+export async function migrateToLatest(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations run before any typed schema exists
+  db: Kysely<any>,
+  extraFolders: readonly string[] = [],
+): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: new SqlFileMigrationProvider([migrationsDir, ...extraFolders]),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
   return (results ?? [])

@@ -200,6 +200,13 @@ export interface WebhookTable {
   url: string;
   types: string[];
   secret: string;
+  /** The secret before the last rotation (sealed), signing too until `previous_secret_expires_at` (P167). */
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp;
+  /** No delivery before this time: the endpoint answered 429/502/503/504 (P168). */
+  throttled_until: Timestamp;
+  /** Such answers in a row; 0 after a delivered attempt. */
+  throttle_level: Generated<number>;
   disabled_at: Timestamp;
   disabled_reason: string | null;
   deleted_at: Timestamp;

@@ -218,8 +218,8 @@ export const errorCatalog = {
   },
   error_service_unavailable: {
     status: 503,
-    ru: 'Сервис останавливается; повторите запрос',
-    en: 'The service is shutting down; retry the request',
+    ru: 'Сервис запускается или останавливается; повторите запрос',
+    en: 'The service is starting or shutting down; retry the request',
   },
   error_unknown: {
     status: 500,

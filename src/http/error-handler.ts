@@ -152,3 +152,17 @@ export function installShutdownAnswer(app: FastifyInstance): void {
     throw new AppError('error_service_unavailable', {}, { 'retry-after': '1' });
   });
 }
+
+/** Routes that answer before the start-up set-up is done: liveness and readiness. */
+const ANSWERED_WHILE_STARTING = new Set(['/health', '/ready']);
+
+/**
+ * Until `isReady()` holds (the start-up set-up is done, P166), requests get 503 `error_service_unavailable` with
+ * `Retry-After: 1`, except `/health` (the process is alive) and `/ready` (which says it is starting).
+ */
+export function installStartUpAnswer(app: FastifyInstance, isReady: () => boolean): void {
+  app.addHook('onRequest', async (request) => {
+    if (isReady() || ANSWERED_WHILE_STARTING.has(request.routeOptions.url ?? '')) return;
+    throw new AppError('error_service_unavailable', {}, { 'retry-after': '1' });
+  });
+}

@@ -27,13 +27,15 @@ export function transactionalDb(trx: Transaction<DB>): PgBoss.Db {
   };
 }
 
+/** pg-boss's own queue of due cron runs, created by its scheduler at start. */
+const CRON_QUEUE = '__pgboss__send-it';
+
 /**
- * Creates and starts pg-boss on `pool` (creating or migrating its schema under an advisory lock, so concurrent
- * processes do it once). Cron scheduling is on for jobs with a `cron` (P123): every process checks the schedules
- * every 30 s and pg-boss enqueues each due run once across processes.
- * @throws when the database cannot be reached or the schema cannot be created
+ * Creates pg-boss on `pool` without starting it: `start()` checks that its schema is installed
+ * (`installJobQueueSchema`) and starts maintenance and cron scheduling (P123: every process checks the schedules
+ * every 30 s and pg-boss enqueues each due run once across processes).
  */
-export async function startJobQueue(pool: pg.Pool, options: JobQueueOptions): Promise<PgBoss> {
+export function createJobQueue(pool: pg.Pool, options: JobQueueOptions): PgBoss {
   // Once pg-boss has stopped, its SQL is a no-op, as with pg-boss's own pool once closed: a worker whose fetch was
   // in flight during `stop` still runs its job and then completes it without awaiting, after the owner may have
   // ended `pool` (an unhandled "Cannot use a pool after calling end"). That job stays active and is retried after
@@ -43,6 +45,7 @@ export async function startJobQueue(pool: pg.Pool, options: JobQueueOptions): Pr
     stopped ? Promise.resolve(undefined as unknown as pg.QueryResult) : pool.query(text, values);
   const boss = new PgBoss({
     db: { executeSql },
+    migrate: false,
     schedule: true,
     supervise: true,
     maintenanceIntervalSeconds: options.maintenanceIntervalSeconds,
@@ -55,11 +58,47 @@ export async function startJobQueue(pool: pg.Pool, options: JobQueueOptions): Pr
   boss.on('stopped', () => {
     stopped = true;
   });
+  return boss;
+}
+
+/**
+ * Creates or migrates pg-boss's schema and its cron queue on `pool`, through an instance that runs nothing else
+ * and is stopped afterwards. Run under the set-up lock: pg-boss's queue creation (DDL and DML together) deadlocks
+ * when processes run it at once. Idempotent.
+ * @throws when the database cannot be reached or the schema cannot be created
+ */
+export async function installJobQueueSchema(pool: pg.Pool): Promise<void> {
+  const installer = new PgBoss({
+    db: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) },
+    migrate: true,
+    schedule: false,
+    supervise: false,
+  });
+  installer.on('error', () => undefined);
+  try {
+    await installer.start();
+    if (!(await installer.getQueue(CRON_QUEUE))) await installer.createQueue(CRON_QUEUE);
+  } finally {
+    await installer.stop({ graceful: false, close: false }).catch(() => undefined);
+  }
+}
+
+/**
+ * Installs pg-boss's schema and starts pg-boss on `pool` (for a caller that shares the database with no other
+ * starting process; the service runs `installJobQueueSchema` under the set-up lock instead).
+ * @throws when the database cannot be reached or the schema cannot be created
+ */
+export async function startJobQueue(pool: pg.Pool, options: JobQueueOptions): Promise<PgBoss> {
+  await installJobQueueSchema(pool);
+  const boss = createJobQueue(pool, options);
   await boss.start();
   return boss;
 }
 
-/** Creates the standard-policy queue `name` unless it exists (job options are set per job). */
+/**
+ * Creates the standard-policy queue `name` unless it exists (job options are set per job); under the set-up lock
+ * when processes may start together (see `installJobQueueSchema`).
+ */
 export async function ensureQueue(boss: PgBoss, name: string): Promise<void> {
   if (!(await boss.getQueue(name))) await boss.createQueue(name, { name, policy: 'standard' });
 }

@@ -50,16 +50,19 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
 }
 
 /**
- * Creates the queues of every group's jobs and, when the runtime runs workers, starts their workers and
- * background workers (stopped by `runtime.close()`).
+ * Creates the queues of every group's jobs under the set-up lock and, when the runtime runs workers, starts their
+ * workers and background workers (stopped by `runtime.close()`); the last step of a start: the runtime is then
+ * `ready` (P166).
  */
 export async function startGroupWorkers(runtime: Runtime, groups: readonly ResourceGroup[]): Promise<void> {
   const jobs = groups.flatMap((group) => group.jobs ?? []);
-  await runtime.jobs.ensureQueues(jobs);
-  if (!runtime.workers) return;
-  await runtime.jobs.startWorkers(jobs);
-  for (const worker of groups.flatMap((group) => group.workers ?? [])) {
-    await worker.start();
-    runtime.onClose(() => worker.stop());
+  await runtime.setUpOnce(() => runtime.jobs.ensureQueues(jobs));
+  if (runtime.workers) {
+    await runtime.jobs.startWorkers(jobs);
+    for (const worker of groups.flatMap((group) => group.workers ?? [])) {
+      await worker.start();
+      runtime.onClose(() => worker.stop());
+    }
   }
+  runtime.ready = true;
 }

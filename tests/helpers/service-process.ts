@@ -42,10 +42,14 @@ export async function freePort(): Promise<number> {
 /**
  * Starts the service with `env` added to this process's environment (and the test operator key, so it opens
  * what test apps sealed); does not wait for readiness.
+ * @param args the node arguments that run the service (default `bin/seller-ops.js serve`)
  */
-export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string>,
+  args: string[] = [binPath, 'serve'],
+): Promise<ServiceProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, [binPath, 'serve'], {
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       HOST: '127.0.0.1',

@@ -51,6 +51,7 @@ const operations = [
   ['delete', '/api/webhook/{webhookId}'],
   ['get', '/api/webhook/{webhookId}/deliveries'],
   ['post', '/api/webhook/{webhookId}/deliveries/{deliveryId}/retry'],
+  ['post', '/api/webhook/{webhookId}/secret/rotate'],
   ['post', '/api/brand'],
   ['get', '/api/brand/find'],
   ['post', '/api/category'],

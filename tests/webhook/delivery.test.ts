@@ -1,6 +1,8 @@
 /**
  * Webhook delivery (D9.2, D9.3) with a real HTTP receiver on loopback: signature, headers, retries with the
- * same webhook-id, timeout, 410, deletion, rollback, redirects, delivery log and redelivery, send-time guard.
+ * same webhook-id, timeout, 410, deletion, rollback, redirects, delivery log and redelivery, send-time guard, and
+ * the Standard Webhooks recommendations: the published signature test vector, secret rotation with a grace
+ * period (both signatures), `Retry-After` and per-endpoint throttling (P167–P168).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -12,11 +14,13 @@ import {
   recordEvents,
   renderStub,
   startReceiver,
+  waitFor,
   type OwnDatabase,
   type Receiver,
 } from '../fixtures/webhook-kit.ts';
-import { WebhookSender } from '../../src/modules/webhook/sender.ts';
-import { retryDelayMs } from '../../src/modules/webhook/dispatcher.ts';
+import { parseRetryAfter, WebhookSender } from '../../src/modules/webhook/sender.ts';
+import { endpointBackoffMs, MAX_RETRY_AFTER_MS, retryDelayMs } from '../../src/modules/webhook/dispatcher.ts';
+import { expectError, expectNotFound, expectValidation } from '../helpers/http.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { EventType } from '../../src/events/outbox.ts';
 
@@ -333,7 +337,7 @@ describe('send-time address check', () => {
     const sender = new WebhookSender({ timeoutMs: 1_000, allowPrivate: false });
     try {
       const message = {
-        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+        secrets: [`whsec_${Buffer.alloc(32, 7).toString('base64')}`],
         eventId: 'msg_1',
         type: 'ORDER',
         payload: '{}',
@@ -368,5 +372,209 @@ describe('retry schedule', () => {
     const totalHours = defaults.reduce((sum, seconds) => sum + seconds, 0) / 3600;
     expect(totalHours).toBeGreaterThan(23);
     expect(totalHours).toBeLessThan(25);
+  });
+});
+
+/**
+ * The signature test vector the Standard Webhooks project publishes with its reference libraries
+ * (standard-webhooks/standard-webhooks, `libraries/javascript/src/webhook.test.ts`, "sign function works").
+ */
+const TEST_VECTOR = {
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  messageId: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+  timestamp: 1614265330,
+  payload: '{"test": 2432232314}',
+  signature: 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+};
+
+describe('the Standard Webhooks test vector', () => {
+  it('is what a delivery carries for the vector’s secret, id, time and body, alone and beside a newer secret', async () => {
+    const sender = new WebhookSender({
+      timeoutMs: 2_000,
+      allowPrivate: true,
+      clock: () => new Date(TEST_VECTOR.timestamp * 1000),
+    });
+    const newer = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    try {
+      const message = {
+        url: `${receiver.url}/vector`,
+        eventId: TEST_VECTOR.messageId,
+        type: 'ORDER',
+        payload: TEST_VECTOR.payload,
+      };
+      expect(await sender.send({ ...message, secrets: [TEST_VECTOR.secret] })).toMatchObject({
+        delivered: true,
+      });
+      expect(await sender.send({ ...message, secrets: [newer, TEST_VECTOR.secret] })).toMatchObject({
+        delivered: true,
+      });
+    } finally {
+      sender.close();
+    }
+    const [alone, rotated] = receiver.requests;
+    expect(alone!.body).toBe(TEST_VECTOR.payload);
+    expect(alone!.headers['webhook-id']).toBe(TEST_VECTOR.messageId);
+    expect(alone!.headers['webhook-timestamp']).toBe(String(TEST_VECTOR.timestamp));
+    expect(alone!.headers['webhook-signature']).toBe(TEST_VECTOR.signature);
+    const signatures = rotated!.headers['webhook-signature']!.split(' ');
+    expect(signatures).toHaveLength(2);
+    expect(signatures[0]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    expect(signatures[0]).not.toBe(TEST_VECTOR.signature);
+    expect(signatures[1]).toBe(TEST_VECTOR.signature);
+  });
+});
+
+describe('secret rotation', () => {
+  const rotate = (webhookId: number | string, payload?: object, token = account.writeToken) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/webhook/${webhookId}/secret/rotate`,
+      headers: { authorization: token },
+      ...(payload && { payload }),
+    });
+
+  it('signs with the new and the previous secret during the grace period, then with the new one only', async () => {
+    const webhook = await subscribe();
+    const rotated = await rotate(webhook.id, { gracePeriodSeconds: 3_600 });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    const body = rotated.json<Created & { previousSecretExpiresAt: string; enabled: boolean }>();
+    expect(body).toMatchObject({ id: webhook.id, enabled: true });
+    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(body.secret).not.toBe(webhook.secret);
+    const graceEnd = Date.parse(body.previousSecretExpiresAt) - Date.now();
+    expect(graceEnd).toBeGreaterThan(3_500_000);
+    expect(graceEnd).toBeLessThanOrEqual(3_600_000);
+
+    await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length === 1);
+    const during = receiver.requests[0]!;
+    expect(during.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    // A receiver verifies with either secret: the one it still has and the new one.
+    new Webhook(webhook.secret).verify(during.body, during.headers);
+    new Webhook(body.secret).verify(during.body, during.headers);
+
+    // No grace period: the replaced secret stops signing at once (and the one of the earlier rotation with it).
+    const immediate = await rotate(webhook.id, { gracePeriodSeconds: 0 });
+    expect(immediate.statusCode, immediate.body).toBe(200);
+    const latest = immediate.json<Created & { previousSecretExpiresAt: string | null }>();
+    expect(latest.previousSecretExpiresAt).toBeNull();
+    await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length === 2);
+    const after = receiver.requests[1]!;
+    expect(after.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    new Webhook(latest.secret).verify(after.body, after.headers);
+    expect(() => new Webhook(body.secret).verify(after.body, after.headers)).toThrow();
+    expect(() => new Webhook(webhook.secret).verify(after.body, after.headers)).toThrow();
+  });
+
+  it('takes a 24 h grace period without a body, and keeps the secret sealed at rest', async () => {
+    const webhook = await subscribe();
+    const rotated = await rotate(webhook.id);
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    const graceEnd = Date.parse(rotated.json<{ previousSecretExpiresAt: string }>().previousSecretExpiresAt);
+    expect(graceEnd - Date.now()).toBeGreaterThan(86_300_000);
+    const row = await t.runtime.database.db
+      .selectFrom('webhook')
+      .select(['secret', 'previous_secret'])
+      .where('id', '=', webhook.id)
+      .executeTakeFirstOrThrow();
+    expect(row.secret).toMatch(/^sealed:v1:/);
+    expect(row.previous_secret).toMatch(/^sealed:v1:/);
+    expect(t.runtime.secrets.open(row.previous_secret!)).toBe(webhook.secret);
+  });
+
+  it('refuses a READ token, a foreign or unknown webhook and a grace period out of range', async () => {
+    const webhook = await subscribe();
+    expectError(await rotate(webhook.id, {}, account.readToken), 400, 'error_access_denied');
+    const other = await createAccount(t.runtime);
+    expectNotFound(await rotate(webhook.id, {}, other.writeToken), webhook.id);
+    expectNotFound(await rotate(999_999_999), 999_999_999);
+    expectValidation(await rotate(webhook.id, { gracePeriodSeconds: -1 }), 'gracePeriodSeconds');
+    expectValidation(await rotate(webhook.id, { gracePeriodSeconds: 604_801 }), 'gracePeriodSeconds');
+    // Nothing changed: the original secret still signs alone.
+    await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length === 1);
+    const request = receiver.requests[0]!;
+    expect(request.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    new Webhook(webhook.secret).verify(request.body, request.headers);
+  });
+});
+
+describe('throttling: Retry-After and per-endpoint backoff', () => {
+  /** The subscription's throttle as stored. */
+  const throttleOf = (webhookId: number) =>
+    t.runtime.database.db
+      .selectFrom('webhook')
+      .select(['throttled_until', 'throttle_level'])
+      .where('id', '=', webhookId)
+      .executeTakeFirstOrThrow();
+
+  it('waits the Retry-After of a 429 before the next attempt, then ends the throttle', async () => {
+    const webhook = await subscribe();
+    receiver.answer = (_request, index) =>
+      index === 0 ? { status: 429, headers: { 'retry-after': '2' } } : 200;
+    await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length === 1);
+    await waitFor(
+      'the 429 to be recorded',
+      async () => (await deliveries(webhook.id)).rows[0]?.attempts === 1,
+    );
+    const [throttled] = (await deliveries(webhook.id)).rows;
+    const row = await t.runtime.database.db
+      .selectFrom('webhook_delivery')
+      .select(['last_attempt_at', 'next_attempt_at'])
+      .where('id', '=', throttled!.id)
+      .executeTakeFirstOrThrow();
+    // The schedule says 50 ms here; the receiver asked for 2 s.
+    expect(row.next_attempt_at!.getTime() - row.last_attempt_at!.getTime()).toBeGreaterThan(1_900);
+    expect(await throttleOf(webhook.id)).toMatchObject({ throttle_level: 1 });
+
+    const [delivered] = await settled(webhook.id);
+    expect(delivered).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    expect(await throttleOf(webhook.id)).toEqual({ throttled_until: null, throttle_level: 0 });
+  });
+
+  it('holds back every delivery to an endpoint that answered 502, without counting an attempt', async () => {
+    const webhook = await subscribe();
+    receiver.answer = (_request, index) => (index === 0 ? 502 : 200);
+    const [first] = await emit('CREATE_ORDER');
+    await waitFor(
+      'the 502 to be recorded',
+      async () => (await deliveries(webhook.id)).rows[0]?.attempts === 1,
+    );
+    const { throttled_until: until } = await throttleOf(webhook.id);
+    expect(until).not.toBeNull();
+    // Recorded while the endpoint is throttled (about a second): deferred to the throttle's end.
+    const [second] = await emit('CREATE_ORDER');
+    await receiver.until((requests) => requests.length === 3);
+    const rows = await settled(webhook.id);
+    const byEntity = new Map(rows.map((row) => [row.entityId, row]));
+    expect(byEntity.get(first!)).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+    expect(byEntity.get(second!)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+    const lastAttempts = await t.runtime.database.db
+      .selectFrom('webhook_delivery')
+      .select('last_attempt_at')
+      .where('webhook_id', '=', webhook.id)
+      .execute();
+    // Both last attempts waited for the throttle's end (times of one machine: the process and its database).
+    expect(lastAttempts).toHaveLength(2);
+    for (const { last_attempt_at: at } of lastAttempts)
+      expect(at!.getTime()).toBeGreaterThanOrEqual(until!.getTime() - 100);
+    expect(await throttleOf(webhook.id)).toEqual({ throttled_until: null, throttle_level: 0 });
+  });
+
+  it('backs off 1 s doubling to 10 min, and reads Retry-After as seconds or an HTTP date', () => {
+    expect(endpointBackoffMs(1, () => 0.5)).toBe(1_000);
+    expect(endpointBackoffMs(2, () => 0.5)).toBe(2_000);
+    expect(endpointBackoffMs(4, () => 0)).toBe(6_400);
+    expect(endpointBackoffMs(30, () => 0.5)).toBe(600_000);
+    const now = new Date('2026-11-25T12:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter('Wed, 25 Nov 2026 12:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Wed, 25 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+    expect(MAX_RETRY_AFTER_MS).toBe(3_600_000);
   });
 });

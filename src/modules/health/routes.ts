@@ -1,6 +1,7 @@
 /**
- * Operator routes outside `/api` (decision D12.4, issue 10 point 3): `/health` while the process runs, `/ready`
- * while the database answers (with the job queue's state, P132), and `/metrics` in the Prometheus text format
+ * Operator routes outside `/api` (decision D12.4): `/health` while the process runs, `/ready` once the start-up
+ * set-up is done (`starting` with 503 before, P166) and while the database answers (with the job queue's state,
+ * P132), and `/metrics` in the Prometheus text format
  * (P129), guarded by `METRICS_TOKEN` when it is set. None of them is rate limited (P125).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -36,6 +37,7 @@ export const healthRoutes =
       '/ready',
       { schema: { hide: true, response: { 200: Ready, 503: Status } } },
       async (_request, reply) => {
+        if (!runtime.ready) return reply.code(503).send({ status: 'starting' });
         try {
           await sql`select 1`.execute(runtime.database.db);
         } catch {

@@ -15,6 +15,14 @@
  * Outcomes: 2xx → DELIVERED; 410 → the subscription is disabled and its pending deliveries cancelled; anything
  * else (other status, 3xx, timeout, network error, refused target) → retried after the next delay of
  * `config.webhookRetrySchedule` with ±20 % jitter, FAILED after the last one.
+ *
+ * Throttling (P168, after the Standard Webhooks recommendations): a 429, 502, 503 or 504 throttles the endpoint
+ * (the subscription) for its `Retry-After` (on 429 and 503, at most `MAX_RETRY_AFTER_MS`) or else for a backoff
+ * doubling with each such answer in a row (`endpointBackoffMs`). Deliveries to a throttled endpoint are not sent:
+ * their next attempt moves to the end of the throttle without counting an attempt. A delivered attempt ends it.
+ *
+ * Signatures (P167): during a rotation's grace period every attempt carries the signatures of the current and
+ * the previous secret, space-separated in `webhook-signature`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';
@@ -54,6 +62,26 @@ export function retryDelayMs(
   const base = schedule[attempt - 1];
   if (base === undefined) return undefined;
   return Math.round(base * 1000 * (0.8 + 0.4 * random()));
+}
+
+/** Why a subscription stopped after a 410 (its `disabledReason` and its cancelled deliveries' `lastError`). */
+const GONE_REASON = 'the receiver answered 410 Gone: subscription disabled';
+
+/** Statuses that throttle the endpoint (Standard Webhooks: rate limited, or a gateway in front of it overloaded). */
+const THROTTLE_STATUSES = new Set([429, 502, 503, 504]);
+
+/** The longest `Retry-After` honoured: 1 h (a longer one throttles for 1 h; the endpoint may answer 429 again). */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** The longest throttle without `Retry-After`: 10 min. */
+const MAX_ENDPOINT_BACKOFF_MS = 600_000;
+
+/**
+ * How long an endpoint is throttled after its `level`-th throttling answer in a row without `Retry-After`: 1 s
+ * doubling per level up to 10 min, with ±20 % jitter.
+ */
+export function endpointBackoffMs(level: number, random = Math.random): number {
+  return Math.round(Math.min(MAX_ENDPOINT_BACKOFF_MS, 1000 * 2 ** (level - 1)) * (0.8 + 0.4 * random()));
 }
 
 /** Delivers webhook jobs with `config.webhookWorkers` pg-boss workers. */
@@ -150,16 +178,21 @@ export class WebhookDispatcher {
     if (running.length > 0) await Promise.all(running);
     const expected = new Map(jobs.map((job) => [job.data.d, job.data.a]));
     const rows = await deliveryRepository.loadForDispatch(this.db, [...expected.keys()]);
-    const due = rows.filter(
+    const current = rows.filter(
       (row) => row.status === 'PENDING' && row.webhook_live && row.attempts === expected.get(row.id),
     );
+    const throttled = current.filter((row) => row.throttled_until !== null);
+    if (throttled.length > 0) await this.defer(throttled);
+    const due = current.filter((row) => row.throttled_until === null);
     if (due.length === 0) return;
     const outcomes: Array<AttemptOutcome | undefined> = due.map(() => undefined);
     const sends = due.map((row, index) =>
       this.sender
         .send({
           url: row.url,
-          secret: this.secrets.open(row.secret),
+          secrets: [row.secret, ...(row.previous_secret === null ? [] : [row.previous_secret])].map(
+            (sealed) => this.secrets.open(sealed),
+          ),
           eventId: row.event_id,
           type: row.type,
           payload: row.payload,
@@ -202,6 +235,28 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Moves the next attempt of deliveries to throttled endpoints to the end of the throttle (no attempt counted). */
+  private async defer(rows: DispatchRow[]): Promise<void> {
+    const jobs = await this.db.transaction().execute(async (trx) => {
+      const moved = await deliveryRepository.defer(
+        trx,
+        rows.map((row) => ({
+          id: row.id,
+          expectedAttempts: row.attempts,
+          until: row.throttled_until as Date,
+        })),
+      );
+      const specs = moved.map((row) => ({
+        deliveryId: row.id,
+        attempts: row.attempts,
+        startAfter: row.next_attempt_at,
+      }));
+      await this.queue.enqueue(trx, specs);
+      return specs;
+    });
+    this.wakeAtDueTimes(jobs);
+  }
+
   /** True when `all` is still pending after `config.webhookSlowAfterMs`. */
   private async slowerThanThreshold(all: Promise<unknown>): Promise<boolean> {
     const timer = new AbortController();
@@ -229,6 +284,21 @@ export class WebhookDispatcher {
     const retries = new Map<number, Date>();
     const gone = new Set<number>();
     const outcomeOf = new Map<number, WebhookAttemptOutcome>();
+    const throttles = new Map<number, { until: Date; level: number }>();
+    const accepted = new Set<number>();
+    /** Throttles the row's endpoint for this answer; returns the end of the throttle. */
+    const throttle = (row: DispatchRow, outcome: AttemptOutcome): Date => {
+      const level = row.throttle_level + 1;
+      const until = new Date(
+        now +
+          (outcome.retryAfterMs === undefined
+            ? endpointBackoffMs(level)
+            : Math.min(outcome.retryAfterMs, MAX_RETRY_AFTER_MS)),
+      );
+      const known = throttles.get(row.webhook_id);
+      if (!known || known.until < until) throttles.set(row.webhook_id, { until, level });
+      return until;
+    };
     rows.forEach((row, index) => {
       const outcome = outcomes[index] as AttemptOutcome;
       const attempt = row.attempts + 1;
@@ -239,6 +309,7 @@ export class WebhookDispatcher {
         error: outcome.error,
       };
       if (outcome.delivered) {
+        if (row.throttle_level > 0) accepted.add(row.webhook_id);
         outcomeOf.set(row.id, 'delivered');
         records.push({ ...base, status: 'DELIVERED', nextAttemptAt: null, deliveredAt: new Date(now) });
       } else if (outcome.statusCode === 410) {
@@ -247,7 +318,11 @@ export class WebhookDispatcher {
         records.push({ ...base, status: 'FAILED', nextAttemptAt: null, deliveredAt: null });
       } else {
         const delay = retryDelayMs(this.config.webhookRetrySchedule, attempt);
-        const nextAttemptAt = delay === undefined ? null : new Date(now + delay);
+        const throttledUntil =
+          outcome.statusCode !== null && THROTTLE_STATUSES.has(outcome.statusCode)
+            ? throttle(row, outcome).getTime()
+            : 0;
+        const nextAttemptAt = delay === undefined ? null : new Date(Math.max(now + delay, throttledUntil));
         outcomeOf.set(row.id, nextAttemptAt ? 'retry' : 'failed');
         if (nextAttemptAt) retries.set(row.id, nextAttemptAt);
         records.push({
@@ -259,15 +334,20 @@ export class WebhookDispatcher {
       }
     });
     const scheduled = await this.db.transaction().execute(async (trx) => {
+      // Subscription rows first, in id order, then deliveries: the order of a deletion and of other batches.
+      const endpoints = [...new Set([...throttles.keys(), ...accepted, ...gone])].sort((a, b) => a - b);
+      for (const webhookId of endpoints) {
+        const throttled = throttles.get(webhookId);
+        if (gone.has(webhookId)) await webhookRepository.disable(trx, webhookId, GONE_REASON);
+        else if (throttled)
+          await webhookRepository.throttle(trx, webhookId, throttled.until, throttled.level);
+        else await webhookRepository.endThrottle(trx, webhookId);
+      }
       const updated = await deliveryRepository.recordAttempts(trx, records);
       const jobs: DeliveryJobSpec[] = updated
         .filter((row) => row.status === 'PENDING' && retries.has(row.id))
         .map((row) => ({ deliveryId: row.id, attempts: row.attempts, startAfter: retries.get(row.id) }));
-      for (const webhookId of gone) {
-        const reason = 'the receiver answered 410 Gone: subscription disabled';
-        await webhookRepository.disable(trx, webhookId, reason);
-        await deliveryRepository.cancelPending(trx, webhookId, reason);
-      }
+      for (const webhookId of gone) await deliveryRepository.cancelPending(trx, webhookId, GONE_REASON);
       await this.queue.enqueue(trx, [...jobs, ...watchdogs]);
       return { jobs, recorded: updated.map((row) => row.id) };
     });

@@ -2,7 +2,7 @@
 import type { Selectable } from 'kysely';
 import type { WebhookDeliveryTable, WebhookTable } from '../../db/schema.ts';
 import type { EventType } from '../../events/outbox.ts';
-import type { CreatedWebhook, Webhook, WebhookDelivery } from './schemas.ts';
+import type { CreatedWebhook, RotatedWebhook, Webhook, WebhookDelivery } from './schemas.ts';
 
 /** A subscription without its secret. */
 export const presentWebhook = (row: Selectable<WebhookTable>): Webhook => ({
@@ -20,6 +20,12 @@ export const presentWebhook = (row: Selectable<WebhookTable>): Webhook => ({
 export const presentCreatedWebhook = (row: Selectable<WebhookTable>, secret: string): CreatedWebhook => ({
   ...presentWebhook(row),
   secret,
+});
+
+/** The rotation response: the subscription, its new plain secret and the end of the grace period (P167). */
+export const presentRotatedWebhook = (row: Selectable<WebhookTable>, secret: string): RotatedWebhook => ({
+  ...presentCreatedWebhook(row, secret),
+  previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null,
 });
 
 /** A delivery with the kind and entity of its event. */

@@ -54,6 +54,41 @@ export const webhookRepository = {
       .where('disabled_at', 'is', null)
       .execute(),
 
+  /**
+   * Replaces the secret with `sealedSecret`; the replaced one keeps signing for `graceSeconds` (none when 0).
+   * @returns the updated row; undefined when the subscription is unknown, foreign or deleted
+   */
+  rotateSecret: (db: Kysely<DB>, clientId: number, id: number, sealedSecret: string, graceSeconds: number) =>
+    db
+      .updateTable('webhook')
+      .set({
+        secret: sealedSecret,
+        previous_secret: graceSeconds > 0 ? sql<string>`secret` : null,
+        previous_secret_expires_at:
+          graceSeconds > 0 ? sql<Date>`now() + make_interval(secs => ${graceSeconds})` : null,
+      })
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst(),
+
+  /** Records that the endpoint answered 429/502/503/504: no delivery before `until`, at `level` such answers in a row. */
+  throttle: (db: Kysely<DB>, id: number, until: Date, level: number) =>
+    db
+      .updateTable('webhook')
+      .set({ throttled_until: until, throttle_level: level })
+      .where('id', '=', id)
+      .execute(),
+
+  /** Ends the throttling of an endpoint that accepted a delivery. */
+  endThrottle: (db: Kysely<DB>, id: number) =>
+    db
+      .updateTable('webhook')
+      .set({ throttled_until: null, throttle_level: 0 })
+      .where('id', '=', id)
+      .execute(),
+
   /** Stops deliveries to a subscription whose receiver answered 410 Gone. */
   disable: (db: Kysely<DB>, id: number, reason: string) =>
     db
@@ -82,6 +117,11 @@ export interface DispatchRow {
   webhook_id: number;
   url: string;
   secret: string;
+  /** The secret before the last rotation while its grace period lasts (P167), else null. */
+  previous_secret: string | null;
+  /** Set while the endpoint is throttled (P168): no attempt before it. */
+  throttled_until: Date | null;
+  throttle_level: number;
   webhook_live: boolean;
   event_id: string;
   type: string;
@@ -133,6 +173,13 @@ export const deliveryRepository = {
         'd.webhook_id',
         'w.url',
         'w.secret',
+        sql<string | null>`case when w.previous_secret_expires_at > now() then w.previous_secret end`.as(
+          'previous_secret',
+        ),
+        sql<Date | null>`case when w.throttled_until > now() then w.throttled_until end`.as(
+          'throttled_until',
+        ),
+        'w.throttle_level',
         sql<boolean>`w.deleted_at is null and w.disabled_at is null`.as('webhook_live'),
         'e.id as event_id',
         'e.type',
@@ -168,6 +215,25 @@ export const deliveryRepository = {
       ) as v(id, expected_attempts, status, status_code, error, next_attempt_at, delivered_at)
       where d.id = v.id and d.attempts = v.expected_attempts and d.status = 'PENDING'
       returning d.id, d.attempts, d.status`.execute(db);
+    return result.rows;
+  },
+
+  /**
+   * Moves the next attempt of pending deliveries to `until` without counting an attempt (a throttled endpoint);
+   * a row that moved on meanwhile is left alone.
+   * @returns the rows moved, with their attempt count
+   */
+  defer: async (db: Kysely<DB>, rows: Array<{ id: number; expectedAttempts: number; until: Date }>) => {
+    if (rows.length === 0) return [];
+    const result = await sql<{ id: number; attempts: number; next_attempt_at: Date }>`
+      update webhook_delivery d set next_attempt_at = v.until
+      from unnest(
+        ${rows.map((r) => r.id)}::bigint[],
+        ${rows.map((r) => r.expectedAttempts)}::int[],
+        ${rows.map((r) => r.until.toISOString())}::timestamptz[]
+      ) as v(id, expected_attempts, until)
+      where d.id = v.id and d.attempts = v.expected_attempts and d.status = 'PENDING'
+      returning d.id, d.attempts, d.next_attempt_at`.execute(db);
     return result.rows;
   },
 

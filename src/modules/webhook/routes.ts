@@ -1,6 +1,7 @@
 /**
  * Routes of the webhook group (spec §4.4, decision D9), registered under `/api/webhook`: list and create at
- * `/api/webhook/`, delete at `/api/webhook/{webhookId}`, and the delivery log (issue 3).
+ * `/api/webhook/`, delete at `/api/webhook/{webhookId}`, secret rotation at `/api/webhook/{webhookId}/secret/rotate`
+ * (P167) and the delivery log.
  * GET needs a READ or WRITE token, every other method a WRITE token (D2.3).
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
@@ -11,6 +12,8 @@ import {
   CreatedWebhook,
   DeliveriesQuery,
   DeliveryParams,
+  RotatedWebhook,
+  SecretRotationBody,
   Webhook,
   WebhookCreateBody,
   WebhookDelivery,
@@ -65,6 +68,26 @@ export const webhookRoutes =
         await webhooks.delete(request.principal, parseId('webhook', request.params.webhookId));
         return sendEmpty(reply);
       },
+    );
+
+    app.post(
+      '/:webhookId/secret/rotate',
+      {
+        schema: {
+          tags,
+          summary:
+            'Give the webhook a new signing secret, shown only in this response; during the grace period deliveries carry the signatures of both secrets',
+          params: WebhookParams,
+          body: SecretRotationBody,
+          response: { 200: RotatedWebhook, ...errorResponses },
+        },
+        // The body is optional: a request without one takes the default grace period.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+      },
+      (request) =>
+        webhooks.rotateSecret(request.principal, parseId('webhook', request.params.webhookId), request.body),
     );
 
     app.get(

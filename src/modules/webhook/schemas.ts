@@ -65,6 +65,43 @@ export const CreatedWebhook = Type.Intersect(
 );
 export type CreatedWebhook = Webhook & { secret: string };
 
+/** The longest grace period of a rotation: 7 days. */
+export const MAX_GRACE_PERIOD_SECONDS = 604_800;
+
+/** Body of `POST /api/webhook/{webhookId}/secret/rotate` (P167). */
+export const SecretRotationBody = Type.Object({
+  gracePeriodSeconds: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_GRACE_PERIOD_SECONDS,
+      description:
+        'Seconds during which deliveries are signed with the previous secret too (default 24 h, at most 7 days; 0 = none)',
+    }),
+  ),
+});
+export type SecretRotationBody = Static<typeof SecretRotationBody>;
+
+/** The rotation response: the subscription, its new secret (shown only here) and the end of the grace period. */
+export const RotatedWebhook = Type.Intersect(
+  [
+    Type.Ref('Webhook'),
+    Type.Object({
+      secret: Type.String({
+        description:
+          'The new Standard Webhooks signing secret (whsec_ + base64); shown only in this response',
+      }),
+      previousSecretExpiresAt: Nullable(
+        DateTimeSchema({
+          description:
+            'Until when deliveries also carry the signature of the previous secret; null without a grace period',
+        }),
+      ),
+    }),
+  ],
+  { title: 'RotatedWebhook' },
+);
+export type RotatedWebhook = CreatedWebhook & { previousSecretExpiresAt: string | null };
+
 /** States of a delivery. */
 export const DeliveryStatusSchema = StringEnum(['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const, {
   description: 'PENDING (will be attempted at nextAttemptAt), DELIVERED, FAILED (gave up), CANCELLED',

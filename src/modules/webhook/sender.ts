@@ -10,8 +10,11 @@ import { HttpClient } from '../../connectors/http-client.ts';
 /** What is sent: the subscription's target and the event. */
 export interface OutgoingWebhook {
   url: string;
-  /** `whsec_…` secret of the subscription; used to sign, never logged. */
-  secret: string;
+  /**
+   * `whsec_…` secrets of the subscription, current first: one signature each, space-separated in
+   * `webhook-signature` (the previous one during a rotation's grace period, P167); never logged.
+   */
+  secrets: string[];
   /** The event id: the `webhook-id` header, the same on every attempt. */
   eventId: string;
   /** Event kind: the `webhook-event-type` header. */
@@ -28,6 +31,23 @@ export interface AttemptOutcome {
   statusCode: number | null;
   /** Why the attempt failed (no secrets, no response bodies); null when delivered. */
   error: string | null;
+  /** The answer's `Retry-After` in ms, read on 429 and 503 only (P168); undefined when absent or unreadable. */
+  retryAfterMs?: number;
+}
+
+/** Statuses whose `Retry-After` is honoured (Standard Webhooks: rate limit and unavailability). */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
+/**
+ * Reads a `Retry-After` value: delay-seconds or an HTTP date (RFC 9110 §10.2.3).
+ * @returns the delay in ms from `now` (0 for a date in the past); undefined when the value is not one of both
+ */
+export function parseRetryAfter(value: string | undefined, now: Date): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) || !/[a-z]/i.test(text) ? undefined : Math.max(0, date - now.getTime());
 }
 
 /** The `user-agent` of every delivery. */
@@ -38,34 +58,49 @@ export class WebhookSender {
   private readonly client: HttpClient;
   private readonly signers = new Map<string, Webhook>();
 
+  private readonly clock: () => Date;
+
   constructor(options: {
     /** Limit for the whole exchange, in ms (D9.3: 10 s). */
     timeoutMs: number;
     /** `WEBHOOK_ALLOW_PRIVATE`: skip the address checks. */
     allowPrivate: boolean;
+    /** The time an attempt is signed at (`webhook-timestamp`); default the system clock. */
+    clock?: () => Date;
   }) {
-    this.client = new HttpClient({ ...options, userAgent: USER_AGENT, maxResponseBytes: 64 * 1024 });
+    const { clock = () => new Date(), ...client } = options;
+    this.clock = clock;
+    this.client = new HttpClient({ ...client, userAgent: USER_AGENT, maxResponseBytes: 64 * 1024 });
   }
 
   /** Makes one attempt; never throws. */
   async send(message: OutgoingWebhook): Promise<AttemptOutcome> {
-    const timestamp = new Date();
+    const timestamp = this.clock();
     try {
-      const { status } = await this.client.request({
+      const { status, headers } = await this.client.request({
         method: 'POST',
         url: message.url,
         headers: {
           'content-type': 'application/json',
           'webhook-id': message.eventId,
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': this.signer(message.secret).sign(message.eventId, timestamp, message.payload),
+          'webhook-signature': message.secrets
+            .map((secret) => this.signer(secret).sign(message.eventId, timestamp, message.payload))
+            .join(' '),
           'webhook-event-type': message.type,
         },
         body: message.payload,
       });
-      return status >= 200 && status < 300
-        ? { delivered: true, statusCode: status, error: null }
-        : { delivered: false, statusCode: status, error: `HTTP ${status}` };
+      if (status >= 200 && status < 300) return { delivered: true, statusCode: status, error: null };
+      const retryAfterMs = RETRY_AFTER_STATUSES.has(status)
+        ? parseRetryAfter(headers['retry-after'], new Date())
+        : undefined;
+      return {
+        delivered: false,
+        statusCode: status,
+        error: `HTTP ${status}`,
+        ...(retryAfterMs !== undefined && { retryAfterMs }),
+      };
     } catch (error) {
       return {
         delivered: false,

@@ -15,10 +15,17 @@ import { organizationRepository } from '../accounts/repository.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
 import { WAKE_KEY } from './dispatcher.ts';
 import { deliveryRepository, webhookRepository } from './repository.ts';
-import { presentCreatedWebhook, presentDelivery, presentWebhook } from './presenter.ts';
+import {
+  presentCreatedWebhook,
+  presentDelivery,
+  presentRotatedWebhook,
+  presentWebhook,
+} from './presenter.ts';
 import type {
   CreatedWebhook,
   DeliveriesQuery,
+  RotatedWebhook,
+  SecretRotationBody,
   Webhook,
   WebhookCreateBody,
   WebhookDelivery,
@@ -30,6 +37,9 @@ import { assertSafeWebhookUrl, UnsafeTargetError } from '../../connectors/url-gu
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
+
+/** Grace period of a rotation without `gracePeriodSeconds`: 24 h. */
+export const DEFAULT_GRACE_PERIOD_SECONDS = 86_400;
 
 /** Operations of the webhook group. */
 export class WebhookService {
@@ -92,6 +102,31 @@ export class WebhookService {
       if (!(await webhookRepository.softDelete(trx, principal.clientId, webhookId)))
         throw notFound('webhook', webhookId);
       await deliveryRepository.cancelPending(trx, webhookId, 'subscription deleted');
+    });
+  }
+
+  /**
+   * Gives the subscription a new secret (P167). For `gracePeriodSeconds` (default 24 h) every delivery is signed
+   * with the new and the replaced secret, so the receiver can switch at any moment in between; a rotation within
+   * a grace period ends the older one (the secret replaced now is the only previous one).
+   * @throws 404 `error_not_found` {entity: 'webhook', id}
+   */
+  async rotateSecret(
+    principal: Principal,
+    webhookId: number,
+    body: SecretRotationBody = {},
+  ): Promise<RotatedWebhook> {
+    const secret = generateWebhookSecret();
+    return this.changes.run(async (trx) => {
+      const row = await webhookRepository.rotateSecret(
+        trx,
+        principal.clientId,
+        webhookId,
+        this.secrets.seal(secret),
+        body.gracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS,
+      );
+      if (!row) throw notFound('webhook', webhookId);
+      return presentRotatedWebhook(row, secret);
     });
   }
 
