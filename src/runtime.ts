@@ -101,7 +101,8 @@ export async function createRuntime(
   const queue = createJobQueue(database.pool, { maintenanceIntervalSeconds: config.webhookPollSeconds });
   let queueStarted = false;
   const stops: Array<() => Promise<void>> = [];
-  const setUpOnce = <T>(work: () => Promise<T>) => withSetUpLock(databaseUrl, work, { log: options.onSetUpRetry });
+  const setUpOnce = <T>(work: () => Promise<T>) =>
+    withSetUpLock(databaseUrl, work, { log: options.onSetUpRetry });
   return {
     config,
     databaseUrl,
