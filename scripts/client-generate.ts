@@ -35,7 +35,9 @@ export async function renderClient(document: string): Promise<Map<string, string
   const files = new Map<string, string>();
   const parsed = JSON.parse(document) as OpenAPI3;
   files.set('openapi.json', `${JSON.stringify(parsed, null, 2)}\n`);
-  files.set('src/schema.ts', COMMENT_HEADER + astToString(await openapiTS(structuredClone(parsed))));
+  // Fields with a default (paging's `limit`, `page`) stay optional in requests: the service fills them in.
+  const types = await openapiTS(structuredClone(parsed), { defaultNonNullable: false });
+  files.set('src/schema.ts', COMMENT_HEADER + astToString(types));
   // Compiled inside the repository's node_modules, so that `openapi-fetch` resolves as it does for the package.
   const cache = fileURLToPath(new URL('../node_modules/.cache/', import.meta.url));
   await mkdir(cache, { recursive: true });

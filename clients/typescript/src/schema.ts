@@ -1472,12 +1472,12 @@ export interface components {
              * @description Rows per page, 1..500
              * @default 100
              */
-            limit: number;
+            limit?: number;
             /**
              * @description Page number, from 1
              * @default 1
              */
-            page: number;
+            page?: number;
             /** @description Return `total` (costs a count query) */
             count?: boolean;
             /**
