@@ -1,5 +1,5 @@
 /**
- * Regenerates the typed client package `clients/typescript/` (P162) from the service's own `/openapi.json`: the
+ * Regenerates the typed client package `clients/typescript/` (P170) from the service's own `/openapi.json`: the
  * document itself (`openapi.json`), its types by openapi-typescript (`src/schema.ts`) and the package's compiled
  * JavaScript and declarations (`dist/`, from `src/schema.ts` and the hand-written `src/index.ts`), so the
  * package installs from a path or a packed tarball with nothing to build. The service runs on a throwaway

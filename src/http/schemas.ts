@@ -121,7 +121,7 @@ export const RepeatedQuery = <T extends TSchema>(item: T, options: TArrayOptions
 /**
  * Read-only fields of a resource as its GET returns them, for the body of its replace operation: each optional,
  * marked `readOnly`, accepted so that what was read can be sent back changed, and never stored. The service
- * checks that ids among them match the resource (P161); fields outside the resource are still refused.
+ * checks that ids among them match the resource (P169); fields outside the resource are still refused.
  */
 export const ReadOnlyFields = <T extends Record<string, TSchema>>(fields: T) =>
   Object.fromEntries(

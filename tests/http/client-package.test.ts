@@ -1,5 +1,5 @@
 /**
- * The typed client package `clients/typescript/` (P162): its committed document, types and compiled files are
+ * The typed client package `clients/typescript/` (P170): its committed document, types and compiled files are
  * exactly what `npm run client:generate` makes from the `/openapi.json` this service serves (no drift); it packs
  * with its compiled files; and against the service it sends the token, an `Idempotency-Key` (a retry is
  * replayed), an `If-Match` from a read's `ETag` (a stale one is 409 as an `ApiError` in the error model), and

@@ -1,5 +1,5 @@
 /**
- * Round trips of every replace operation (P161): what GET returned, changed and sent back, is accepted — its
+ * Round trips of every replace operation (P169): what GET returned, changed and sent back, is accepted — its
  * read-only fields (ids, dates, computed counts) ignored — while an id that contradicts the path is
  * `error_validation` on that field, a field outside the resource is still refused, and a stale `versionId` is
  * 409 where the resource has one. Covered: `PUT /api/model/{id}`, `PATCH /api/inbound/`,

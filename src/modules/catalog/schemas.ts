@@ -132,7 +132,7 @@ export type ProductModel = Omit<Static<typeof ProductModel>, 'views' | 'params'>
   params?: ParamValue[];
 };
 
-// The read-only fields of each level of the card as GET returns it (P161).
+// The read-only fields of each level of the card as GET returns it (P169).
 const sizeReadOnly = ReadOnlyFields({
   productModelId: Id,
   productViewId: Id,
@@ -195,7 +195,7 @@ export type ModelCreateBody = Static<typeof ModelCreateBody>;
 /**
  * Body of `PUT /api/model/{id}`: the whole editable structure and the `versionId` it was read at (D11.1). Views
  * and sizes with an `id` are updated, without one created, and those left out removed. The model as GET returns
- * it is accepted: its read-only fields are ignored when their ids match (P161).
+ * it is accepted: its read-only fields are ignored when their ids match (P169).
  */
 export const ModelReplaceBody = Type.Object({
   ...cardFields(true),

@@ -222,7 +222,7 @@ export class CatalogService {
    * @throws 404 `error_not_found` (model, brand, category); 409 `error_version_conflict` for a stale `versionId`;
    *   400 `error_validation` for an id of a view or size that is not this model's, a changed organizationId, or
    *   a read-only id of the body (`id`, `clientId`, `productModelId`, `productViewId`) that contradicts the model
-   *   (P161); 400 `error_duplicate_article`
+   *   (P169); 400 `error_duplicate_article`
    */
   async replaceModel(principal: Principal, id: number, body: ModelReplaceBody): Promise<ProductModel> {
     checkReadOnlyIds(principal, id, body);
@@ -480,7 +480,7 @@ export class CatalogService {
 }
 
 /**
- * The read-only ids of a model read with GET and sent back with `PUT` (P161): ignored when they match the model
+ * The read-only ids of a model read with GET and sent back with `PUT` (P169): ignored when they match the model
  * of the path, the token's client and the view each size sits in.
  * @throws 400 `error_validation` naming the first field that contradicts
  */

@@ -30,7 +30,7 @@ export type KeywordAndGroup = { keyword: Keyword[]; group: KeywordGroup[] };
 export const KeywordWords = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10_000 });
 /**
  * Body of `PUT /api/keyword/group/{groupId}`: the keyword strings to add (spec), or the group as GET returns it
- * (P161): `name` renames it like `newName`, the `name` of each keyword is added, and the read-only ids are
+ * (P169): `name` renames it like `newName`, the `name` of each keyword is added, and the read-only ids are
  * ignored when they are the group's own. A keyword left out is not removed (that is
  * `DELETE /api/keyword/group/{groupId}/keywords`).
  */

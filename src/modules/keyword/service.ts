@@ -84,7 +84,7 @@ export class KeywordService {
 
   /**
    * Renames a group when `newName` (or the body's `name`) is given and adds the words to it (D6.1). The body is
-   * the words, or the group as GET returns it (P161): its `id` and each keyword's `id` must be this group's, a
+   * the words, or the group as GET returns it (P169): its `id` and each keyword's `id` must be this group's, a
    * keyword with an `id` keeps its name.
    * @throws 404 `error_not_found`; 400 `error_empty_group_name` for a blank name; 400 `error_validation` on
    *   `id`, `name` (differs from `newName`), `keywords.N.id` or `keywords.N.name`

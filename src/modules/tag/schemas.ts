@@ -33,14 +33,14 @@ export const TagBody = Type.Object({ name: Type.Optional(Nullable(Type.String({ 
 export type TagBody = Static<typeof TagBody>;
 /**
  * Body of `PUT /api/tag/{tagId}`: `{name}`, or the tag as GET returns it with `id` and `clientId` read-only
- * (ignored when they match the path and the token's client, P161).
+ * (ignored when they match the path and the token's client, P169).
  */
 export const TagRenameBody = Type.Object({
   name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   ...ReadOnlyFields({ id: Int64(), clientId: Int64() }),
 });
 export type TagRenameBody = Static<typeof TagRenameBody>;
-/** Body of `PUT /api/tag` (id in the body, D7.1); `clientId` as GET returns it is read-only (P161). */
+/** Body of `PUT /api/tag` (id in the body, D7.1); `clientId` as GET returns it is read-only (P169). */
 export const TagWithIdBody = Type.Object({
   id: Type.Optional(Nullable(Int64())),
   name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),

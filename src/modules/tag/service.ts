@@ -172,7 +172,7 @@ export class TagService {
 }
 
 /**
- * The read-only ids of a tag read with GET and sent back to a rename (P161): ignored when `id` is the tag of the
+ * The read-only ids of a tag read with GET and sent back to a rename (P169): ignored when `id` is the tag of the
  * path (`pathId`; `PUT /api/tag` names the tag by its body's `id`) and `clientId` the token's client.
  * @throws 400 `error_validation` on `id` or `clientId`
  */
