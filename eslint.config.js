@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'examples/**', 'coverage/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'data/**',
+      'examples/**',
+      'coverage/**',
+      'clients/typescript/dist/**',
+      'clients/typescript/src/schema.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

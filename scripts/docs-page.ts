@@ -1,27 +1,30 @@
 /**
- * The reference page `/docs` in a real browser (issue 10 point 7, P147): headless Chromium (Debian's `chromium`
- * package, which `.ci/run` installs when missing) driven by playwright-core. `walkDocsPage` does what a reader
- * does — reads the groups, opens `GET /api/webhook/`, authorizes with a token in the "Authorize" dialog, runs
- * "Try it out" → "Execute" — and reports what the page showed. Every request the page makes to anything but the
- * service's loopback address is aborted and reported.
+ * The reference page `/docs` in a real browser (P147): the headless Chromium that ships inside the
+ * `@sparticuz/chromium` dev dependency, driven by playwright-core, so `npm ci` brings everything and no system
+ * browser is looked for. `walkDocsPage` does what a reader does — reads the groups, opens `GET /api/webhook/`,
+ * authorizes with a token in the "Authorize" dialog, runs "Try it out" → "Execute" — and reports what the page
+ * showed. Every request the page makes to anything but the service's loopback address is aborted and reported.
  */
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
-/** Where Debian's `chromium` package puts the browser (`CHROMIUM_PATH` overrides it). */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
 
 /**
- * What the machine needs to run Chromium as root in a container: no sandbox, no GPU, and nothing that reaches
- * the network on its own (QUIC, background networking, component updates, sync). Playwright adds the fresh
- * `--user-data-dir`.
+ * What the machine needs to run Chromium as root in a container: no sandbox, no zygote, no GPU, and nothing that
+ * reaches the network on its own (QUIC, background networking, component updates, sync). Playwright adds the
+ * fresh `--user-data-dir`.
  */
 const CHROMIUM_FLAGS = [
-  '--headless',
   '--no-sandbox',
+  '--no-zygote',
   '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
@@ -33,27 +36,67 @@ const CHROMIUM_FLAGS = [
 /** How long one step of the page may take (Swagger UI renders the whole document once). */
 const STEP_TIMEOUT_MS = 30_000;
 
+/**
+ * The browser of `@sparticuz/chromium`, unpacked once per package version into
+ * `node_modules/.cache/seller-ops-chromium/<version>/` (its `chromium` binary, the SwiftShader libraries beside
+ * it, the fonts it ships and a `fonts.conf` naming only those, so pages render alike on every machine). The
+ * package unpacks into `os.tmpdir()`, so a child process does it with `TMPDIR` set to a fresh directory, which
+ * is then renamed into place: processes unpacking at the same time never see a half-written browser.
+ * @returns the path of the `chromium` binary and the fontconfig file to start it with
+ */
+export async function bundledChromium(): Promise<{ executablePath: string; fontconfigFile: string }> {
+  const entry = require.resolve('@sparticuz/chromium');
+  const packageDirectory = path.resolve(path.dirname(entry), '../..');
+  const { version } = JSON.parse(await readFile(path.join(packageDirectory, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const cacheRoot = path.resolve(packageDirectory, '../../.cache/seller-ops-chromium');
+  const target = path.join(cacheRoot, version);
+  const located = {
+    executablePath: path.join(target, 'chromium'),
+    fontconfigFile: path.join(target, 'fonts.conf'),
+  };
+  if (existsSync(located.fontconfigFile)) return located;
+  await mkdir(cacheRoot, { recursive: true });
+  const unpacking = await mkdtemp(path.join(cacheRoot, `${version}-unpacking-`));
+  try {
+    const script = `import('@sparticuz/chromium').then((m) => m.default.executablePath())`;
+    await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: packageDirectory,
+      env: { ...process.env, TMPDIR: unpacking },
+    });
+    await writeFile(
+      path.join(unpacking, 'fonts.conf'),
+      `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
+        `  <dir>${path.join(target, 'fonts')}</dir>\n  <cachedir>${path.join(target, 'fonts-cache')}</cachedir>\n` +
+        `</fontconfig>\n`,
+    );
+    await rename(unpacking, target).catch((error: NodeJS.ErrnoException) => {
+      // Another process published the same version first: use its copy.
+      if (!existsSync(located.fontconfigFile)) throw error;
+    });
+  } finally {
+    await rm(unpacking, { recursive: true, force: true });
+  }
+  return located;
+}
+
 /** A headless Chromium with a fresh profile, and how to close it (and remove the profile). */
 export interface DocsBrowser {
   context: BrowserContext;
   close(): Promise<void>;
 }
 
-/**
- * Starts Chromium with a fresh user data directory.
- * @throws Error naming the missing browser and how to install it, when `CHROMIUM_PATH` does not exist
- */
+/** Starts the bundled Chromium (`bundledChromium`) headless with a fresh user data directory. */
 export async function launchChromium(): Promise<DocsBrowser> {
-  if (!existsSync(CHROMIUM_PATH))
-    throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}: install Debian's package (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`,
-    );
+  const { executablePath, fontconfigFile } = await bundledChromium();
   const profile = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM_PATH,
+      executablePath,
       headless: true,
       args: CHROMIUM_FLAGS,
+      env: { ...process.env, FONTCONFIG_FILE: fontconfigFile },
       viewport: { width: 1280, height: 900 },
     });
     return {

@@ -2,8 +2,9 @@
  * Regenerates `docs/images/campaign-stats.png` (issue 9 point 5): the service on a throwaway database, a week of
  * the Market1 sandbox's statistics of a dozen campaigns stored as an import would store them, the export through
  * `POST /api/campaign/stats/xlsx` and the task's download, then LibreOffice headless renders the workbook to PDF,
- * and poppler's `pdftoppm` its first page to PNG. LibreOffice and poppler are installed with apt when missing
- * (this script only; CI never runs it).
+ * and poppler's `pdftoppm` its first page to PNG. LibreOffice and poppler come from the operating system (no npm
+ * package ships them): when missing, the script installs them with apt (Debian or Ubuntu, as root) and otherwise
+ * stops naming them. It only redraws a picture of the docs: neither `npm test` nor CI runs it.
  *
  *   npm run render-workbook
  */
@@ -32,14 +33,27 @@ const DAYS = 7;
 /** Runs a command, its output to stderr. */
 const run = (command: string, args: string[]) => execFileSync(command, args, { stdio: ['ignore', 2, 2] });
 
-/** Installs `packageName` with apt when `command` is missing. */
-function ensureCommand(command: string, packageName: string): void {
+/** Whether `command` is on PATH. */
+function hasCommand(command: string): boolean {
   try {
     execFileSync('which', [command], { stdio: 'ignore' });
+    return true;
   } catch {
-    log(`installing ${packageName} (apt-get install)…`);
-    run('apt-get', ['install', '-y', '--no-install-recommends', packageName]);
+    return false;
   }
+}
+
+/**
+ * Installs `packageName` with apt when `command` is missing.
+ * @throws Error naming the package when the machine has no apt-get to install it with
+ */
+function ensureCommand(command: string, packageName: string): void {
+  if (hasCommand(command)) return;
+  if (!hasCommand('apt-get'))
+    throw new Error(`${command} not found: install ${packageName} (or its equivalent) and run again`);
+  log(`installing ${packageName} (apt-get update, apt-get install)…`);
+  run('apt-get', ['update', '-qq']);
+  run('apt-get', ['install', '-y', '--no-install-recommends', packageName]);
 }
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);

@@ -2,7 +2,14 @@
  * Schemas shared by every resource group: the error model (spec §7), int64 path ids, paging (D4).
  * Each exports its static type; routes declare them so validation, serialization and OpenAPI come from one place.
  */
-import { Type, type Static, type TSchema, type TObjectOptions, type TArrayOptions } from 'typebox';
+import {
+  Type,
+  type Static,
+  type TSchema,
+  type TObjectOptions,
+  type TArrayOptions,
+  type TOptional,
+} from 'typebox';
 import type { FastifyReply } from 'fastify';
 import { notFound } from './errors.ts';
 
@@ -110,3 +117,20 @@ export const Page = <T extends TSchema>(row: T, options: TObjectOptions = {}) =>
 /** A repeated query parameter (`statuses=A&statuses=B`); a single value is a one-element array (D4.3). */
 export const RepeatedQuery = <T extends TSchema>(item: T, options: TArrayOptions = {}) =>
   Type.Optional(Type.Array(item, options));
+
+/**
+ * Read-only fields of a resource as its GET returns them, for the body of its replace operation: each optional,
+ * marked `readOnly`, accepted so that what was read can be sent back changed, and never stored. The service
+ * checks that ids among them match the resource (P169); fields outside the resource are still refused.
+ */
+export const ReadOnlyFields = <T extends Record<string, TSchema>>(fields: T) =>
+  Object.fromEntries(
+    Object.entries(fields).map(([name, schema]) => [
+      name,
+      Type.Optional({
+        ...schema,
+        readOnly: true,
+        description: 'Read-only: accepted as GET returns it, ignored',
+      }),
+    ]),
+  ) as unknown as { [K in keyof T]: TOptional<T[K]> };

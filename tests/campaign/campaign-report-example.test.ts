@@ -1,5 +1,5 @@
 /**
- * `examples/campaign-report.mjs` (issue 9) works out of the box: against the service as `npm start` runs it
+ * `examples/campaign-report.ts` (issue 9) works out of the box: against the service as `npm start` runs it
  * (embedded PostgreSQL in a fresh DATA_DIR, the demo account whose organization has a Market1 integration with
  * the sandbox the service serves), it imports the campaigns, prints the top five by expenses with CTR and DRR,
  * exports the statistics with progress and saves a workbook that exceljs reads back.
@@ -11,10 +11,10 @@ import { runExample, useFreshService } from '../helpers/service-process.ts';
 
 const service = useFreshService('campaign-example');
 
-describe('examples/campaign-report.mjs on a fresh service', () => {
+describe('examples/campaign-report.ts on a fresh service', () => {
   it('imports, prints the top five by expenses and saves the export', async () => {
     const reportFile = path.join(service.dataDir, 'report.xlsx');
-    const stdout = await runExample('campaign-report.mjs', service, { REPORT_FILE: reportFile });
+    const stdout = await runExample('campaign-report.ts', service, { REPORT_FILE: reportFile });
     const imported = Number(/1\. imported (\d+) campaigns/.exec(stdout)?.[1]);
     expect(imported).toBeGreaterThan(100);
     const top = stdout

@@ -1,5 +1,5 @@
 /**
- * `examples/catalog-sync.mjs` (issue 7) runs against a live service and verifies its own result: paging,
+ * `examples/catalog-sync.ts` (issue 7) runs against a live service and verifies its own result: paging,
  * find-or-create, a card with two colours × three sizes, a multi-value and a SUGGEST parameter, PUT after a
  * fresh read, and a verification read. Run twice, the second run finds the card by its article.
  */
@@ -13,7 +13,7 @@ import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { sampleDictionary } from '../../src/modules/catalog/dictionary.ts';
 
 const run = promisify(execFile);
-const example = path.resolve(import.meta.dirname, '../../examples/catalog-sync.mjs');
+const example = path.resolve(import.meta.dirname, '../../examples/catalog-sync.ts');
 
 let account: TestAccount;
 let url: string;
@@ -35,7 +35,7 @@ useTestApp(
 );
 
 const sync = () =>
-  run(process.execPath, [example], {
+  run(process.execPath, ['--import', 'tsx', example], {
     env: {
       ...process.env,
       SELLER_OPS_URL: url,
@@ -44,7 +44,7 @@ const sync = () =>
     },
   });
 
-describe('examples/catalog-sync.mjs', () => {
+describe('examples/catalog-sync.ts', () => {
   it('creates, replaces and verifies a card, then finds it by article on a second run', async () => {
     const first = await sync();
     expect(first.stdout).toContain('created model');

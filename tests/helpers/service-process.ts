@@ -146,8 +146,14 @@ export async function runExample(
   service: FreshService,
   env: Record<string, string> = {},
 ): Promise<string> {
-  const { stdout } = await execFileAsync(process.execPath, [path.join(examplesPath, file)], {
-    env: { ...process.env, SELLER_OPS_URL: service.url, DATA_DIR: service.dataDir, ...env },
-  });
+  // As the README runs them: TypeScript through tsx, from the repository (where @seller-ops/client resolves).
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['--import', 'tsx', path.join(examplesPath, file)],
+    {
+      cwd: path.dirname(examplesPath),
+      env: { ...process.env, SELLER_OPS_URL: service.url, DATA_DIR: service.dataDir, ...env },
+    },
+  );
   return stdout;
 }

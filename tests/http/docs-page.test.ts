@@ -1,6 +1,6 @@
 /**
- * The reference page `/docs` in a real browser (issue 10 point 7, P147): headless Chromium (Debian's package;
- * `.ci/run` installs it, and this test fails with the install command when it is missing) lists every group
+ * The reference page `/docs` in a real browser (P147): headless Chromium (the one shipped inside the
+ * `@sparticuz/chromium` dev dependency, so nothing comes from the system) lists every group
  * of `/openapi.json`, expands `GET /api/webhook/`, authorizes with a token through the "Authorize" dialog and
  * shows 200 with the account's webhook after "Try it out" → "Execute". The page reaches nothing but the service.
  */

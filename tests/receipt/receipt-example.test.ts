@@ -1,5 +1,5 @@
 /**
- * `examples/receipt.mjs` (issue 8) works out of the box: against the service as `npm start` runs it (embedded
+ * `examples/receipt.ts` (issue 8) works out of the box: against the service as `npm start` runs it (embedded
  * PostgreSQL in a fresh DATA_DIR, the demo account, provider A's sandbox started on loopback and the demo
  * organization configured with it), it creates a receiving document and its INCOME receipt, refreshes it to
  * COMPLETED and prints the fiscal data; a second run reuses the catalog products found by their article.
@@ -9,10 +9,10 @@ import { runExample, useFreshService } from '../helpers/service-process.ts';
 
 const service = useFreshService('receipt-example');
 
-describe('examples/receipt.mjs on a fresh service', () => {
+describe('examples/receipt.ts on a fresh service', () => {
   it('creates a document and its receipt, completes it and prints its fiscal data, twice', async () => {
     for (const attempt of [1, 2]) {
-      const stdout = await runExample('receipt.mjs', service);
+      const stdout = await runExample('receipt.ts', service);
       expect(stdout).toContain('20 pcs for 5,554.80');
       expect(stdout).toMatch(/3\. receipt #\d+ INCOME for 5,554\.80: PENDING at CASH_REGISTER_A/);
       expect(stdout).toMatch(/4\. COMPLETED after \d+ refresh/);

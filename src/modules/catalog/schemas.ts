@@ -12,6 +12,7 @@ import {
   Nullable,
   Page,
   PagingQuery,
+  ReadOnlyFields,
   RepeatedQuery,
 } from '../../http/schemas.ts';
 import { ParamValue, ParamValues } from './parameters.ts';
@@ -131,48 +132,80 @@ export type ProductModel = Omit<Static<typeof ProductModel>, 'views' | 'params'>
   params?: ParamValue[];
 };
 
-const SizeInput = Type.Object({
-  id: Type.Optional(Int64({ description: 'PUT: an existing product of this model; absent = a new product' })),
-  name: Name(500),
-  size: Type.String({ minLength: 1, maxLength: 100 }),
-  barcode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-  params: ParamValues,
+// The read-only fields of each level of the card as GET returns it (P169).
+const sizeReadOnly = ReadOnlyFields({
+  productModelId: Id,
+  productViewId: Id,
+  createdDate: DateTime(),
+  modifiedDate: DateTime(),
+});
+const viewReadOnly = ReadOnlyFields({ productModelId: Id });
+const modelReadOnly = ReadOnlyFields({
+  id: Id,
+  clientId: Id,
+  createdUser: Nullable(Type.String()),
+  createdDate: DateTime(),
+  modifiedDate: DateTime(),
 });
 
-const ViewInput = Type.Object({
-  id: Type.Optional(Int64({ description: 'PUT: an existing view of this model; absent = a new view' })),
-  color: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-  sizes: Type.Array(SizeInput, { minItems: 1, maxItems: 500, description: 'At least one final product' }),
-  params: ParamValues,
-});
+const sizeInput = (replace: boolean) =>
+  Type.Object({
+    id: Type.Optional(
+      Int64({ description: 'PUT: an existing product of this model; absent = a new product' }),
+    ),
+    name: Name(500),
+    size: Type.String({ minLength: 1, maxLength: 100 }),
+    barcode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    params: ParamValues,
+    ...(replace ? sizeReadOnly : {}),
+  });
 
-const cardFields = {
+const viewInput = (replace: boolean) =>
+  Type.Object({
+    id: Type.Optional(Int64({ description: 'PUT: an existing view of this model; absent = a new view' })),
+    color: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    sizes: Type.Array(sizeInput(replace), {
+      minItems: 1,
+      maxItems: 500,
+      description: 'At least one final product',
+    }),
+    params: ParamValues,
+    ...(replace ? viewReadOnly : {}),
+  });
+
+const cardFields = (replace: boolean) => ({
   article: Name(200),
   title: Name(1000),
   name: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
   description: Type.Optional(Nullable(Type.String({ maxLength: 20_000 }))),
   brandId: Int64(),
   categoryId: Int64(),
-  views: Type.Array(ViewInput, { minItems: 1, maxItems: 200, description: 'At least one colour variant' }),
+  views: Type.Array(viewInput(replace), {
+    minItems: 1,
+    maxItems: 200,
+    description: 'At least one colour variant',
+  }),
   params: ParamValues,
-};
+});
 
 /** Body of `POST /api/model`: the minimal card of spec §2. */
-export const ModelCreateBody = Type.Object({ ...cardFields, organizationId: Int64() });
+export const ModelCreateBody = Type.Object({ ...cardFields(false), organizationId: Int64() });
 export type ModelCreateBody = Static<typeof ModelCreateBody>;
 
 /**
  * Body of `PUT /api/model/{id}`: the whole editable structure and the `versionId` it was read at (D11.1). Views
- * and sizes with an `id` are updated, without one created, and those left out removed.
+ * and sizes with an `id` are updated, without one created, and those left out removed. The model as GET returns
+ * it is accepted: its read-only fields are ignored when their ids match (P169).
  */
 export const ModelReplaceBody = Type.Object({
-  ...cardFields,
+  ...cardFields(true),
   versionId: Type.Optional(
     Int64({
       description: 'The versionId of the card this replacement is based on; required unless If-Match says it',
     }),
   ),
   organizationId: Type.Optional(Int64({ description: 'Read-only after creation: must match when sent' })),
+  ...modelReadOnly,
 });
 export type ModelReplaceBody = Static<typeof ModelReplaceBody>;
 

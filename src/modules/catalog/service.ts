@@ -220,10 +220,12 @@ export class CatalogService {
    * Replaces the editable structure of a card (D11.1): fields, views and sizes; views and sizes with an `id` of
    * this model are updated, without one created (raising `CREATE_PRODUCT`), the others removed.
    * @throws 404 `error_not_found` (model, brand, category); 409 `error_version_conflict` for a stale `versionId`;
-   *   400 `error_validation` for an id of a view or size that is not this model's, or a changed organizationId;
-   *   400 `error_duplicate_article`
+   *   400 `error_validation` for an id of a view or size that is not this model's, a changed organizationId, or
+   *   a read-only id of the body (`id`, `clientId`, `productModelId`, `productViewId`) that contradicts the model
+   *   (P169); 400 `error_duplicate_article`
    */
   async replaceModel(principal: Principal, id: number, body: ModelReplaceBody): Promise<ProductModel> {
+    checkReadOnlyIds(principal, id, body);
     try {
       return await this.changes.run(async (trx, change) => {
         const model = await modelRepository.lock(trx, principal.clientId, id);
@@ -474,5 +476,29 @@ export class CatalogService {
       modelRepository.products(db, model.id),
     ]);
     return presentModel(model, views, products);
+  }
+}
+
+/**
+ * The read-only ids of a model read with GET and sent back with `PUT` (P169): ignored when they match the model
+ * of the path, the token's client and the view each size sits in.
+ * @throws 400 `error_validation` naming the first field that contradicts
+ */
+function checkReadOnlyIds(principal: Principal, id: number, body: ModelReplaceBody): void {
+  if (body.id !== undefined && body.id !== id)
+    throw validationError('id', `is not the model of the path (${id})`);
+  if (body.clientId !== undefined && body.clientId !== principal.clientId)
+    throw validationError('clientId', "is not the token's client");
+  const notThisModel = 'is not the model of the path';
+  for (const [index, view] of body.views.entries()) {
+    if (view.productModelId !== undefined && view.productModelId !== id)
+      throw validationError(`views.${index}.productModelId`, notThisModel);
+    for (const [sizeIndex, size] of view.sizes.entries()) {
+      const field = `views.${index}.sizes.${sizeIndex}`;
+      if (size.productModelId !== undefined && size.productModelId !== id)
+        throw validationError(`${field}.productModelId`, notThisModel);
+      if (size.productViewId !== undefined && size.productViewId !== view.id)
+        throw validationError(`${field}.productViewId`, 'is not the id of the view it is sent in');
+    }
   }
 }

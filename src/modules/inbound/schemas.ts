@@ -17,6 +17,7 @@ import {
   Money as MoneySchema,
   Nullable,
   PagingQuery,
+  ReadOnlyFields,
   RepeatedQuery,
 } from '../../http/schemas.ts';
 import {
@@ -81,10 +82,12 @@ export const OrderProductInput = Type.Object(
     versionId: Type.Optional(
       Int64({ description: "The document's versionId for optimistic locking (D5.2)" }),
     ),
+    ...ReadOnlyFields({ orderId: Int64() }),
     ...Object.fromEntries(
-      ['orderId', 'introducedQuantity', 'createdUser', 'createdDate', 'lastUpdateDate', '_links'].map(
-        (name) => [name, Type.Optional(Type.Unknown({ description: 'Read-only: ignored (D5.1)' }))],
-      ),
+      ['introducedQuantity', 'createdUser', 'createdDate', 'lastUpdateDate', '_links'].map((name) => [
+        name,
+        Type.Optional(Type.Unknown({ description: 'Read-only: ignored (D5.1)' })),
+      ]),
     ),
   },
   { $id: 'OrderProductInput', title: 'OrderProductInput' },

@@ -403,9 +403,11 @@ export class InboundService {
 
   /**
    * Updates a position identified by `id` (position id) or else `productId` (D5.3). Raises `ORDER`.
+   * The position as GET returns it is accepted: its read-only fields are ignored, and its `orderId` must be the
+   * document of the path (P169).
    * @throws 400 `error_validation` (`id` when neither is given, `productId` when it differs from the
-   *   position's, `price`), 404 `error_not_found` (`order`, or `orderProduct` for an unknown position),
-   *   400 `error_order_deleted`, 409 `error_version_conflict`
+   *   position's, `orderId` when it is not the path's, `price`), 404 `error_not_found` (`order`, or
+   *   `orderProduct` for an unknown position), 400 `error_order_deleted`, 409 `error_version_conflict`
    */
   async updateProduct(
     principal: Principal,
@@ -414,6 +416,8 @@ export class InboundService {
   ): Promise<OrderProduct> {
     if (input.id === undefined && input.productId === undefined)
       throw validationError('id', 'id or productId is required');
+    if (input.orderId !== undefined && input.orderId !== orderId)
+      throw validationError('orderId', `is not the document of the path (${orderId})`);
     const values = productValues('', input);
     return this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, orderId, { versionId: input.versionId });

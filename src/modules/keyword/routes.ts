@@ -15,6 +15,7 @@ import {
   Keyword,
   KeywordAndGroup,
   KeywordGroup,
+  KeywordGroupUpdateBody,
   KeywordWords,
   MergeQuery,
   ModelParams,
@@ -114,10 +115,11 @@ export const keywordRoutes =
       {
         schema: {
           tags,
-          summary: 'Rename a group (newName) and add keyword strings to it',
+          summary:
+            'Rename a group (newName) and add keyword strings to it; the group as GET returns it works too',
           params: GroupParams,
           querystring: NewNameQuery,
-          body: KeywordWords,
+          body: KeywordGroupUpdateBody,
           response: { 200: Group, ...errorResponses },
         },
       },

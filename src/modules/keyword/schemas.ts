@@ -3,7 +3,7 @@
  * POST/PUT of a group take keyword strings; the other arrays are ids (D6.2).
  */
 import { Type, type Static } from 'typebox';
-import { Int64, Int64String } from '../../http/schemas.ts';
+import { Int64, Int64String, ReadOnlyFields } from '../../http/schemas.ts';
 
 /** A keyword; `usingQuantity` = the number of entities it is attached to (D6.3). */
 export const Keyword = Type.Object(
@@ -28,6 +28,32 @@ export type KeywordAndGroup = { keyword: Keyword[]; group: KeywordGroup[] };
 
 /** Keyword strings of a group body (trimmed; case-insensitive duplicates ignored, D6.1). */
 export const KeywordWords = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10_000 });
+/**
+ * Body of `PUT /api/keyword/group/{groupId}`: the keyword strings to add (spec), or the group as GET returns it
+ * (P169): `name` renames it like `newName`, the `name` of each keyword is added, and the read-only ids are
+ * ignored when they are the group's own. A keyword left out is not removed (that is
+ * `DELETE /api/keyword/group/{groupId}/keywords`).
+ */
+export const KeywordGroupUpdateBody = Type.Union([
+  KeywordWords,
+  Type.Object(
+    {
+      name: Type.Optional(Type.String({ maxLength: 200, description: 'New name (as the newName query)' })),
+      keywords: Type.Optional(
+        Type.Array(
+          Type.Object({
+            name: Type.String({ maxLength: 200 }),
+            ...ReadOnlyFields({ id: Int64(), usingQuantity: Type.Integer({ format: 'int32' }) }),
+          }),
+          { maxItems: 10_000 },
+        ),
+      ),
+      ...ReadOnlyFields({ id: Int64() }),
+    },
+    { title: 'KeywordGroupUpdate' },
+  ),
+]);
+export type KeywordGroupUpdateBody = Static<typeof KeywordGroupUpdateBody>;
 /** An array of int64 ids (groups or keywords, D6.2). */
 export const IdList = Type.Array(Int64(), { maxItems: 10_000 });
 

@@ -9,7 +9,13 @@ import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { catalogEntityExists, type CatalogEntityTable } from '../catalog/repository.ts';
 import { keywordRepository } from './repository.ts';
-import type { AttachQuery, Keyword, KeywordAndGroup, KeywordGroup } from './schemas.ts';
+import type {
+  AttachQuery,
+  Keyword,
+  KeywordAndGroup,
+  KeywordGroup,
+  KeywordGroupUpdateBody,
+} from './schemas.ts';
 import type { KeywordEntityType } from './tables.ts';
 
 /** Trimmed, non-empty words without case-insensitive repeats, in order (D6.1). */
@@ -77,20 +83,50 @@ export class KeywordService {
   }
 
   /**
-   * Renames a group when `newName` is given and adds `words` to it (D6.1).
-   * @throws 404 `error_not_found`; 400 `error_empty_group_name` for a blank `newName`
+   * Renames a group when `newName` (or the body's `name`) is given and adds the words to it (D6.1). The body is
+   * the words, or the group as GET returns it (P169): its `id` and each keyword's `id` must be this group's, a
+   * keyword with an `id` keeps its name.
+   * @throws 404 `error_not_found`; 400 `error_empty_group_name` for a blank name; 400 `error_validation` on
+   *   `id`, `name` (differs from `newName`), `keywords.N.id` or `keywords.N.name`
    */
   async updateGroup(
     principal: Principal,
     id: number,
     newName: string | undefined,
-    words: string[],
+    body: KeywordGroupUpdateBody,
   ): Promise<KeywordGroup> {
-    const name = newName === undefined ? undefined : groupName(newName);
+    const sent = Array.isArray(body) ? { keywords: body.map((name) => ({ name, id: undefined })) } : body;
+    if ('id' in sent && sent.id !== undefined && sent.id !== id)
+      throw validationError('id', `is not the group of the path (${id})`);
+    if ('name' in sent && sent.name !== undefined && newName !== undefined && sent.name !== newName)
+      throw validationError('name', 'differs from the newName query');
+    const requested = newName ?? ('name' in sent ? sent.name : undefined);
+    const name = requested === undefined ? undefined : groupName(requested);
+    const keywords = sent.keywords ?? [];
     return this.changes.run(async (trx) => {
       await this.requireGroups(trx, principal, [id], true);
+      if (keywords.some((keyword) => keyword.id !== undefined)) {
+        const [current] = await this.load(trx, principal, [id]);
+        const stored = new Map(current?.keywords.map((keyword) => [keyword.id, keyword.name]));
+        for (const [index, keyword] of keywords.entries()) {
+          if (keyword.id === undefined) continue;
+          const storedName = stored.get(keyword.id);
+          if (storedName === undefined)
+            throw validationError(`keywords.${index}.id`, 'is not a keyword of this group');
+          if (storedName.toLowerCase() !== keyword.name.trim().toLowerCase())
+            throw validationError(
+              `keywords.${index}.name`,
+              'a keyword is not renamed: send a new one without id',
+            );
+        }
+      }
       if (name !== undefined) await keywordRepository.renameGroup(trx, id, name);
-      await keywordRepository.addWords(trx, principal.clientId, id, normalizeWords(words));
+      await keywordRepository.addWords(
+        trx,
+        principal.clientId,
+        id,
+        normalizeWords(keywords.map((keyword) => keyword.name)),
+      );
       return (await this.load(trx, principal, [id]))[0] as KeywordGroup;
     });
   }

@@ -5,7 +5,7 @@
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
-import type { TagService } from './service.ts';
+import { checkReadOnlyIds, type TagService } from './service.ts';
 import {
   FindResponseProductTag,
   FindResponseProductTagInfo,
@@ -16,6 +16,7 @@ import {
   TagModelParams,
   TagParams,
   TagProductParams,
+  TagRenameBody,
   TagWithIdBody,
 } from './schemas.ts';
 
@@ -51,7 +52,10 @@ export const tagRoutes =
           response: { 200: Tag, ...errorResponses },
         },
       },
-      (request) => service.rename(request.principal, request.body.id, request.body.name),
+      (request) => {
+        checkReadOnlyIds(request.principal, request.body);
+        return service.rename(request.principal, request.body.id, request.body.name);
+      },
     );
     app.put(
       '/:tagId',
@@ -60,11 +64,15 @@ export const tagRoutes =
           tags,
           summary: 'Rename a tag',
           params: TagParams,
-          body: TagBody,
+          body: TagRenameBody,
           response: { 200: Tag, ...errorResponses },
         },
       },
-      (request) => service.rename(request.principal, tagId(request.params), request.body.name),
+      (request) => {
+        const id = tagId(request.params);
+        checkReadOnlyIds(request.principal, request.body, id);
+        return service.rename(request.principal, id, request.body.name);
+      },
     );
     app.delete(
       '/:tagId',

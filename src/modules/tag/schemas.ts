@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../domain/enums.ts';
-import { Int64, Int64String, Nullable, Page, PagingQuery } from '../../http/schemas.ts';
+import { Int64, Int64String, Nullable, Page, PagingQuery, ReadOnlyFields } from '../../http/schemas.ts';
 
 /** A product tag (names unique per client, case-insensitive, D7.1). */
 export const ProductTag = Type.Object(
@@ -31,10 +31,20 @@ export type FindResponseProductTagInfo = { rows: Array<{ productId: number; prod
 /** Body of create and of `PUT /api/tag/{tagId}`; `name` is checked by the service (error_tag_name_required, …). */
 export const TagBody = Type.Object({ name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))) });
 export type TagBody = Static<typeof TagBody>;
-/** Body of `PUT /api/tag` (id in the body, D7.1). */
+/**
+ * Body of `PUT /api/tag/{tagId}`: `{name}`, or the tag as GET returns it with `id` and `clientId` read-only
+ * (ignored when they match the path and the token's client, P169).
+ */
+export const TagRenameBody = Type.Object({
+  name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  ...ReadOnlyFields({ id: Int64(), clientId: Int64() }),
+});
+export type TagRenameBody = Static<typeof TagRenameBody>;
+/** Body of `PUT /api/tag` (id in the body, D7.1); `clientId` as GET returns it is read-only (P169). */
 export const TagWithIdBody = Type.Object({
   id: Type.Optional(Nullable(Int64())),
   name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  ...ReadOnlyFields({ clientId: Int64() }),
 });
 export type TagWithIdBody = Static<typeof TagWithIdBody>;
 

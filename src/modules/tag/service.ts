@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ChangeRunner } from '../../changes/change-runner.ts';
 import type { Principal } from '../../http/auth.ts';
-import { AppError, notFound } from '../../http/errors.ts';
+import { AppError, notFound, validationError } from '../../http/errors.ts';
 import { catalogEntityExists } from '../catalog/repository.ts';
 import { tagRepository } from './repository.ts';
 import type {
@@ -169,4 +169,20 @@ export class TagService {
       if (!bound) throw new AppError('error_duplicate_tag_association', { tagId, [`${target}Id`]: entityId });
     });
   }
+}
+
+/**
+ * The read-only ids of a tag read with GET and sent back to a rename (P169): ignored when `id` is the tag of the
+ * path (`pathId`; `PUT /api/tag` names the tag by its body's `id`) and `clientId` the token's client.
+ * @throws 400 `error_validation` on `id` or `clientId`
+ */
+export function checkReadOnlyIds(
+  principal: Principal,
+  body: { id?: number | null; clientId?: number },
+  pathId?: number,
+): void {
+  if (pathId !== undefined && body.id !== undefined && body.id !== pathId)
+    throw validationError('id', `is not the tag of the path (${pathId})`);
+  if (body.clientId !== undefined && body.clientId !== principal.clientId)
+    throw validationError('clientId', "is not the token's client");
 }

@@ -1,6 +1,6 @@
 /**
- * An advertising report from Market1 campaigns, as spec §4.6 and decision D10 describe it (plain Node ≥ 20,
- * global fetch, no dependencies):
+ * An advertising report from Market1 campaigns, as spec §4.6 and decision D10 describe it (Node ≥ 20, the
+ * typed client):
  *
  *   1. import the organization's campaigns and their recent statistics (`GET /api/campaign/updateCampaigns`,
  *      a background task polled with `GET /api/task/getTask`);
@@ -14,29 +14,33 @@
  * (the demo organization of `npm start` has a Market1 integration with the sandbox, so this works out of the
  * box). REPORT_FILE names the saved workbook (default ./campaign-stats.xlsx).
  *
- * Run:  node examples/campaign-report.mjs      (exit status 0 when the file was saved)
+ * Run:  npx tsx examples/campaign-report.ts      (exit status 0 when the file was saved)
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { connect } from './lib/client.mjs';
+import type { paths } from '@seller-ops/client';
+import { connect } from './lib/client.ts';
 
-const { baseUrl, token, organizationId, api, fail } = await connect('campaign report');
+type Task = paths['/api/task/getTask']['get']['responses'][200]['content']['application/json'];
+
+const { baseUrl, token, organizationId, api, call, fail } = await connect('campaign report');
 const reportFile = path.resolve(process.env.REPORT_FILE ?? 'campaign-stats.xlsx');
-const service = 'SERVICE_01';
-const money = (value) =>
+const service = 'SERVICE_01' as const;
+const money = (value: number) =>
   value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const percent = (value) => `${value.toFixed(2)} %`;
+const percent = (value: number) => `${value.toFixed(2)} %`;
 
 console.log(`Campaign report at ${baseUrl}`);
 
 // 1. The import runs as a task: poll it until it ends.
 const imported = await runTask(
   'import',
-  await api('GET', `/api/campaign/updateCampaigns?organizationId=${organizationId}&service=${service}`),
+  await call(api.GET('/api/campaign/updateCampaigns', { params: { query: { organizationId, service } } })),
 );
-const stored = await api(
-  'GET',
-  `/api/campaign/getCampaigns?organizationId=${organizationId}&service=${service}&count=true&limit=1`,
+const stored = await call(
+  api.GET('/api/campaign/getCampaigns', {
+    params: { query: { organizationId, service, count: true, limit: 1 } },
+  }),
 );
 console.log(
   `1. imported ${stored.total} campaigns (task #${imported.id}: ${imported.processedQuantity} campaigns and statistics rows)`,
@@ -46,16 +50,10 @@ console.log(
 const dateTo = new Date();
 const dateFrom = new Date(dateTo.getTime() - 29 * 86_400_000);
 const period = { dateFrom: `${day(dateFrom)}T00:00:00Z`, dateTo: `${day(dateTo)}T23:59:59Z` };
-const top = await api(
-  'GET',
-  `/api/campaign/getStatCampaigns?${new URLSearchParams({
-    organizationId: String(organizationId),
-    service,
-    ...period,
-    sortBy: 'EXPENSES',
-    ascending: 'false',
-    limit: '5',
-  })}`,
+const top = await call(
+  api.GET('/api/campaign/getStatCampaigns', {
+    params: { query: { organizationId, service, ...period, sortBy: 'EXPENSES', ascending: false, limit: 5 } },
+  }),
 );
 console.log(`2. top five by expenses, ${day(dateFrom)} … ${day(dateTo)}:`);
 console.log(
@@ -72,9 +70,12 @@ for (const row of top.rows)
 // 3. The export of the same period: a task whose file is downloaded with the same token.
 const exported = await runTask(
   'export',
-  await api('POST', '/api/campaign/stats/xlsx', { service, organizationId, filter: period }),
+  await call(api.POST('/api/campaign/stats/xlsx', { body: { service, organizationId, filter: period } })),
 );
-const download = await fetch(new URL(exported.url, baseUrl), { headers: { authorization: token } });
+// The file is binary: fetched as it is, with the same token.
+const download = await fetch(new URL(exported.url ?? fail('the export task has no file'), baseUrl), {
+  headers: { authorization: token },
+});
 if (!download.ok) fail(`GET ${exported.url} → ${download.status} ${await download.text()}`);
 const bytes = Buffer.from(await download.arrayBuffer());
 await writeFile(reportFile, bytes);
@@ -83,7 +84,7 @@ console.log(
 );
 
 /** Polls a task every 300 ms, printing its progress when it moves, until FINISHED; exits on ERROR/INTERRUPTED. */
-async function runTask(label, task) {
+async function runTask(label: string, task: Task): Promise<Task> {
   let shown = -1;
   const deadline = Date.now() + 300_000;
   while (task.status === 'CREATED' || task.status === 'RUNNING' || task.status === 'RESTARTING') {
@@ -93,7 +94,7 @@ async function runTask(label, task) {
       console.log(`   ${label} task #${task.id}: ${task.status} ${shown} %`);
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
-    task = await api('GET', `/api/task/getTask?id=${task.id}`);
+    task = await call(api.GET('/api/task/getTask', { params: { query: { id: String(task.id) } } }));
   }
   if (task.status !== 'FINISHED')
     fail(`${label} task #${task.id} ended ${task.status}: ${task.message ?? ''}`);
@@ -101,6 +102,6 @@ async function runTask(label, task) {
 }
 
 /** `YYYY-MM-DD` of a time, in UTC. */
-function day(time) {
+function day(time: Date): string {
   return time.toISOString().slice(0, 10);
 }

@@ -1,8 +1,7 @@
-#!/usr/bin/env node
 /**
  * A receiving day at the warehouse, played against a running seller-ops service.
  *
- * Plain Node 20 with the global `fetch`, no dependencies. It:
+ * Node 20 with the typed client of `@seller-ops/client`. It:
  *   0. finds the invoice's products in the catalog by barcode, creating the missing cards (positions reference
  *      catalog products);
  *   1. creates an INCOME document from receiving-day.csv (39 positions from the supplier's invoice, then the
@@ -21,13 +20,26 @@
  * When SELLER_OPS_TOKEN is not set, the demo credentials of a local service are read from
  * `${DATA_DIR:-./data}/demo-credentials.json` (written on the service's first start).
  *
- * Run:  node examples/receiving-day.mjs
+ * Run:  npx tsx examples/receiving-day.ts
  * Exit status 0 when every step succeeded; otherwise the failing request and the service's error are printed.
  */
 import { readFile } from 'node:fs/promises';
-import { connect } from './lib/client.mjs';
+import type { paths } from '@seller-ops/client';
+import { connect } from './lib/client.ts';
 
-const { baseUrl, organizationId, api, findOrCreate, fail } = await connect('receiving-day');
+type Order = paths['/api/inbound/{orderId}']['get']['responses'][200]['content']['application/hal+json'];
+type OrderProduct = NonNullable<Order['products']>[number];
+/** A line of the supplier's invoice (receiving-day.csv); `productId` is the catalog product found or created. */
+interface InvoiceLine {
+  productId: number;
+  article: string;
+  barcode: string;
+  name: string;
+  quantity: number;
+  price: number;
+}
+
+const { baseUrl, organizationId, api, call, findOrCreate, fail } = await connect('receiving-day');
 const warehouseId = Number(process.env.SELLER_OPS_WAREHOUSE_ID ?? 1);
 
 /** Index (0-based) of the CSV line that is short-packed, and by how many pieces. */
@@ -35,7 +47,10 @@ const SHORT_LINE = 14; // TWL-BTH-WHT-70140, bath towels
 const SHORT_BY = 3;
 
 const lines = parseCsv(await readFile(new URL('./receiving-day.csv', import.meta.url), 'utf8'));
-if (lines.length !== 40) fail(`receiving-day.csv should hold 40 products, found ${lines.length}`);
+const lateLine = lines[39];
+if (lines.length !== 40 || !lateLine)
+  fail(`receiving-day.csv should hold 40 products, found ${lines.length}`);
+const late = lateLine as InvoiceLine;
 
 heading(`Receiving day at ${baseUrl}`);
 
@@ -44,20 +59,28 @@ let created = 0;
 const brand = await findOrCreate('brand', { name: 'Receiving day supplier' });
 const category = await findOrCreate('category', { name: 'Receiving day goods' });
 for (const line of lines) {
-  const [found] = (await api('GET', `/api/product/find?barcode=${line.barcode}&limit=1`)).rows;
+  const [found] = (
+    await call(api.GET('/api/product/find', { params: { query: { barcode: line.barcode, limit: 1 } } }))
+  ).rows;
   if (found) {
     line.productId = found.id;
     continue;
   }
-  const model = await api('POST', '/api/model', {
-    article: line.article,
-    title: line.name,
-    brandId: brand.id,
-    categoryId: category.id,
-    organizationId,
-    views: [{ sizes: [{ name: line.name, size: line.article.split('-').at(-1), barcode: line.barcode }] }],
-  });
-  line.productId = model.views[0].sizes[0].id;
+  const model = await call(
+    api.POST('/api/model', {
+      body: {
+        article: line.article,
+        title: line.name,
+        brandId: brand.id,
+        categoryId: category.id,
+        organizationId,
+        views: [
+          { sizes: [{ name: line.name, size: line.article.split('-').at(-1) ?? '', barcode: line.barcode }] },
+        ],
+      },
+    }),
+  );
+  line.productId = model.views[0]?.sizes[0]?.id ?? fail(`model ${line.article} came back without its size`);
   created += 1;
 }
 console.log(
@@ -65,33 +88,41 @@ console.log(
 );
 
 // 1. The document: the invoice's first 39 positions at once, the 40th as a late addition.
-const toPosition = (line) => ({
+const toPosition = (line: InvoiceLine) => ({
   productId: line.productId,
   quantity: line.quantity,
   price: line.price,
   product: { name: line.name, article: line.article, barcode: line.barcode },
 });
 const today = new Date().toISOString().slice(0, 10);
-let order = await api('POST', '/api/inbound/', {
-  organizationId,
-  type: 'INCOME',
-  name: `Receiving ${today}: supplier invoice 24-0871`,
-  warehouseId,
-  products: lines.slice(0, 39).map(toPosition),
-});
+let order = await call(
+  api.POST('/api/inbound/', {
+    body: {
+      organizationId,
+      type: 'INCOME',
+      name: `Receiving ${today}: supplier invoice 24-0871`,
+      warehouseId,
+      products: lines.slice(0, 39).map(toPosition),
+    },
+  }),
+);
+const getOrder = () => call(api.GET('/api/inbound/{orderId}', { params: { path: { orderId } } }));
+const onOrder = { params: { query: { orderId: String(order.id) } } };
 const orderId = order.id;
 console.log(
-  `Created INCOME document #${orderId} "${order.name}" with ${order.products.length} positions (status ${order.status})`,
+  `Created INCOME document #${orderId} "${order.name}" with ${order.products?.length} positions (status ${order.status})`,
 );
-await api('POST', `/api/inbound/${orderId}/product`, toPosition(lines[39]));
-order = await api('GET', `/api/inbound/${orderId}`);
+await call(
+  api.POST('/api/inbound/{orderId}/product', { params: { path: { orderId } }, body: toPosition(late) }),
+);
+order = await getOrder();
 console.log(
-  `Added the late position ${lines[39].article}; now ${order.products.length} positions, ` +
+  `Added the late position ${late.article}; now ${order.products?.length} positions, ` +
     `${order.totalQuantity} pcs for ${money(order.totalPrice)}`,
 );
 
 // 2. Cargo places: three boxes, one line short-packed.
-const positionByProduct = new Map(order.products.map((position) => [position.productId, position]));
+const positionByProduct = new Map((order.products ?? []).map((position) => [position.productId, position]));
 const boxes = [
   { number: 'CP-1', width: 60, height: 40, length: 80, weight: 14_200, lines: lines.slice(0, 14) },
   { number: 'CP-2', width: 60, height: 60, length: 80, weight: 22_700, lines: lines.slice(14, 27) },
@@ -100,29 +131,34 @@ const boxes = [
 const packages = boxes.map(({ lines: boxLines, ...box }) => ({
   ...box,
   items: boxLines.map((line) => {
-    const position = positionByProduct.get(line.productId);
-    if (!position) fail(`position for product ${line.productId} is missing from document #${orderId}`);
+    const position =
+      positionByProduct.get(line.productId) ??
+      fail(`position for product ${line.productId} is missing from document #${orderId}`);
     const short = line === lines[SHORT_LINE] ? SHORT_BY : 0;
     return { orderProductId: position.id, quantity: position.quantity - short };
   }),
 }));
-await api('POST', `/api/inbound/updateOrderPackage?orderId=${orderId}`, packages);
-await api('POST', `/api/inbound/${orderId}/status?status=PACKING`);
-const stored = await api('GET', `/api/inbound/getOrderPackage?orderId=${orderId}`);
+await call(api.POST('/api/inbound/updateOrderPackage', { ...onOrder, body: packages }));
+await call(
+  api.POST('/api/inbound/{orderId}/status', { params: { path: { orderId }, query: { status: 'PACKING' } } }),
+);
+const stored = await call(api.GET('/api/inbound/getOrderPackage', onOrder));
 heading('Cargo places');
 table(
   ['number', 'size, cm', 'weight, kg', 'lines', 'pcs'],
   stored.map((box) => [
     box.number,
     `${box.width}×${box.height}×${box.length}`,
-    (box.weight / 1000).toFixed(2),
-    box.items.length,
-    box.items.reduce((sum, item) => sum + item.quantity, 0),
+    ((box.weight ?? 0) / 1000).toFixed(2),
+    box.items?.length ?? 0,
+    (box.items ?? []).reduce((sum, item) => sum + item.quantity, 0),
   ]),
 );
 
 // 3. Divergence between the invoice and what was packed, then the fix.
-let divergence = await api('GET', `/api/inbound/${orderId}/divergence`);
+const getDivergence = () =>
+  call(api.GET('/api/inbound/{orderId}/divergence', { params: { path: { orderId } } }));
+let divergence = await getDivergence();
 heading('Packing divergence');
 table(
   ['article', 'barcode', 'invoice', 'packed', 'diff'],
@@ -137,29 +173,34 @@ table(
 console.log(`Total: invoice ${divergence.totalSupplied} pcs, packed ${divergence.totalPacked} pcs`);
 if (divergence.divergence.length !== 1) fail('expected exactly one divergent line');
 
-await api('POST', `/api/inbound/${orderId}/divergence/fix`);
-divergence = await api('GET', `/api/inbound/${orderId}/divergence`);
-order = await api('GET', `/api/inbound/${orderId}`);
+await call(api.POST('/api/inbound/{orderId}/divergence/fix', { params: { path: { orderId } } }));
+divergence = await getDivergence();
+order = await getOrder();
 console.log(
   `Fixed: ${divergence.divergence.length} divergent lines left; document now ${order.totalQuantity} pcs ` +
     `for ${money(order.totalPrice)}`,
 );
 
 // 4. Finish receiving: the accepted stock is recorded per position.
-await api('POST', `/api/inbound/${orderId}/status?status=FINISHED`);
-order = await api('GET', `/api/inbound/${orderId}`);
+await call(
+  api.POST('/api/inbound/{orderId}/status', { params: { path: { orderId }, query: { status: 'FINISHED' } } }),
+);
+order = await getOrder();
+const positions = order.products ?? [];
 console.log(
-  `\nStatus ${order.status}: stock accepted for ${sum(order.products, 'introducedQuantity')} pcs ` +
-    `in ${order.products.filter((position) => position.introducedQuantity > 0).length} positions`,
+  `\nStatus ${order.status}: stock accepted for ${accepted(positions)} pcs ` +
+    `in ${positions.filter((position) => position.introducedQuantity > 0).length} positions`,
 );
 
 // 5. Remove the income stock again (a second call would be a no-op, D5.8).
-await api('POST', `/api/inbound/removeIncomeStock?orderId=${orderId}`);
-order = await api('GET', `/api/inbound/${orderId}`);
-console.log(`Income stock removed: ${sum(order.products, 'introducedQuantity')} pcs remain accepted`);
+await call(api.POST('/api/inbound/removeIncomeStock', onOrder));
+order = await getOrder();
+console.log(`Income stock removed: ${accepted(order.products ?? [])} pcs remain accepted`);
 
 // 6. History, oldest first for reading.
-const history = await api('GET', `/api/inbound/${orderId}/history?limit=100`);
+const history = await call(
+  api.GET('/api/inbound/{orderId}/history', { params: { path: { orderId }, query: { limit: 100 } } }),
+);
 heading(`History of document #${orderId}`);
 table(
   ['time', 'action', 'status', 'pcs', 'total', 'version', 'changed'],
@@ -178,48 +219,51 @@ table(
 console.log(`\nDone: document #${orderId} received, fixed, finished and its stock removed.`);
 
 /** Parses the CSV of this folder: a header line, comma-separated, double-quoted fields may hold commas. */
-function parseCsv(text) {
-  const [header, ...rows] = text.trim().split(/\r?\n/).map(splitCsvLine);
+function parseCsv(text: string): InvoiceLine[] {
+  const [header = [], ...rows] = text.trim().split(/\r?\n/).map(splitCsvLine);
   return rows.map((cells) => {
-    const record = Object.fromEntries(header.map((name, index) => [name, cells[index]]));
+    const record: Record<string, string | undefined> = Object.fromEntries(
+      header.map((name, index) => [name, cells[index]]),
+    );
     return {
       productId: Number(record.productId),
-      article: record.article,
-      barcode: record.barcode,
-      name: record.name,
+      article: record.article ?? '',
+      barcode: record.barcode ?? '',
+      name: record.name ?? '',
       quantity: Number(record.quantity),
       price: Number(record.price),
     };
   });
 }
 
-function splitCsvLine(line) {
-  const cells = [];
+function splitCsvLine(line: string): string[] {
+  const cells: string[] = [];
   const pattern = /(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))/g;
-  for (const match of line.matchAll(pattern)) cells.push(match[1]?.replace(/""/g, '"') ?? match[2]);
+  for (const match of line.matchAll(pattern)) cells.push(match[1]?.replace(/""/g, '"') ?? match[2] ?? '');
   return cells;
 }
 
-function sum(rows, field) {
-  return rows.reduce((total, row) => total + row[field], 0);
+/** The stock accepted at receiving over the positions. */
+function accepted(positions: OrderProduct[]): number {
+  return positions.reduce((total, position) => total + position.introducedQuantity, 0);
 }
 
-function money(amount) {
+function money(amount: number): string {
   return `${Number(amount).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
-function heading(text) {
+function heading(text: string): void {
   console.log(`\n${text}\n${'-'.repeat(text.length)}`);
 }
 
 /** Prints rows as an aligned text table. */
-function table(columns, rows) {
+function table(columns: string[], rows: Array<Array<string | number | null | undefined>>): void {
   const cells = [columns, ...rows].map((row) => row.map((cell) => String(cell ?? '')));
-  const widths = columns.map((_, index) => Math.max(...cells.map((row) => row[index].length)));
+  const widths = columns.map((_, index) => Math.max(...cells.map((row) => row[index]?.length ?? 0)));
   for (const row of cells)
     console.log(
       row
-        .map((cell, index) => cell.padEnd(widths[index]))
+        .map((cell, index) => cell.padEnd(widths[index] ?? 0))
         .join('  ')
         .trimEnd(),
     );

@@ -1,6 +1,6 @@
 /**
- * A fiscal receipt for a receiving document, as spec §4.3 and decision D8 describe it (plain Node ≥ 20, global
- * fetch, no dependencies):
+ * A fiscal receipt for a receiving document, as spec §4.3 and decision D8 describe it (Node ≥ 20, the typed
+ * client):
  *
  *   1. find or create the catalog products (positions reference catalog products);
  *   2. create a receiving document with two positions;
@@ -12,58 +12,71 @@
  * without a token, the demo credentials of a local service are read from `${DATA_DIR:-./data}/demo-credentials.json`.
  * The demo organization of `npm start` is configured with provider A's sandbox, so this works out of the box.
  *
- * Run:  node examples/receipt.mjs      (exit status 0 when the receipt was completed)
+ * Run:  npx tsx examples/receipt.ts      (exit status 0 when the receipt was completed)
  */
-import { connect } from './lib/client.mjs';
+import { connect } from './lib/client.ts';
 
-const { baseUrl, token, organizationId, api, findOrCreate, fail } = await connect('receipt');
+const { baseUrl, organizationId, api, call, findOrCreate, fail } = await connect('receipt');
 const ARTICLE = 'RCPT-MUG';
-const money = (value) =>
+const money = (value: number) =>
   value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 console.log(`Fiscal receipt at ${baseUrl}`);
 
 // 1. The catalog products: the model with the article, else a new one with two sizes.
-const [existing] = (await api('GET', `/api/product/find?article=${ARTICLE}&limit=1`)).rows;
+const [existing] = (
+  await call(api.GET('/api/product/find', { params: { query: { article: ARTICLE, limit: 1 } } }))
+).rows;
 const model = existing
-  ? await api('GET', `/api/model/${existing.modelId}`)
-  : await api('POST', '/api/model', {
-      article: ARTICLE,
-      title: 'Ceramic mug',
-      brandId: (await findOrCreate('brand', { name: 'Northwind Kitchen' })).id,
-      categoryId: (await findOrCreate('category', { name: 'Mugs' })).id,
-      organizationId,
-      views: [
-        {
-          color: 'white',
-          sizes: [
-            { name: 'Ceramic mug, white, 300 ml', size: '300 ml' },
-            { name: 'Ceramic mug, white, 450 ml', size: '450 ml' },
+  ? await call(api.GET('/api/model/{id}', { params: { path: { id: existing.modelId } } }))
+  : await call(
+      api.POST('/api/model', {
+        body: {
+          article: ARTICLE,
+          title: 'Ceramic mug',
+          brandId: (await findOrCreate('brand', { name: 'Northwind Kitchen' })).id,
+          categoryId: (await findOrCreate('category', { name: 'Mugs' })).id,
+          organizationId,
+          views: [
+            {
+              color: 'white',
+              sizes: [
+                { name: 'Ceramic mug, white, 300 ml', size: '300 ml' },
+                { name: 'Ceramic mug, white, 450 ml', size: '450 ml' },
+              ],
+            },
           ],
         },
-      ],
-    });
-const [small, large] = model.views[0].sizes;
+      }),
+    );
+const noSize = () => fail(`model #${model.id} ${ARTICLE} has not two sizes`);
+const [small = noSize(), large = noSize()] = model.views[0]?.sizes ?? [];
 console.log(
   `1. products of model #${model.id} ${ARTICLE}: #${small.id} ${small.size}, #${large.id} ${large.size}`,
 );
 
 // 2. The receiving document.
-const order = await api('POST', '/api/inbound/', {
-  organizationId,
-  type: 'INCOME',
-  name: 'Mugs from the supplier, invoice 24-1107',
-  products: [
-    { productId: small.id, quantity: 12, price: 249.9 },
-    { productId: large.id, quantity: 8, price: 319.5 },
-  ],
-});
+const order = await call(
+  api.POST('/api/inbound/', {
+    body: {
+      organizationId,
+      type: 'INCOME',
+      name: 'Mugs from the supplier, invoice 24-1107',
+      products: [
+        { productId: small.id, quantity: 12, price: 249.9 },
+        { productId: large.id, quantity: 8, price: 319.5 },
+      ],
+    },
+  }),
+);
 console.log(
-  `2. receiving document #${order.id}: ${order.products.length} positions, ${order.totalQuantity} pcs for ${money(order.totalPrice)}`,
+  `2. receiving document #${order.id}: ${order.products?.length} positions, ${order.totalQuantity} pcs for ${money(order.totalPrice)}`,
 );
 
 // 3. The receipt: committed first, then sent to the provider.
-const created = await api('POST', `/api/receipt/order/${order.id}`);
+const created = await call(
+  api.POST('/api/receipt/order/{orderId}', { params: { path: { orderId: order.id } } }),
+);
 console.log(
   `3. receipt #${created.id} ${created.receiptType} for ${money(created.totalAmount)}: ${created.status} at ${created.cashRegisterService}`,
 );
@@ -76,18 +89,16 @@ while (receipt.status === 'CREATED' || receipt.status === 'PENDING') {
   if (Date.now() > deadline) fail(`receipt #${receipt.id} is still ${receipt.status} after 60 s`);
   await new Promise((resolve) => setTimeout(resolve, 500));
   refreshes += 1;
-  const response = await fetch(`${baseUrl}/api/receipt/${receipt.id}/update`, {
-    headers: { authorization: token },
+  const refreshed = await api.GET('/api/receipt/{receiptId}/update', {
+    params: { path: { receiptId: receipt.id } },
   });
-  if (response.status === 503) continue;
-  if (!response.ok)
-    fail(`GET /api/receipt/${receipt.id}/update → ${response.status} ${await response.text()}`);
-  receipt = await response.json();
+  if (refreshed.response.status === 503) continue;
+  receipt = await call(Promise.resolve(refreshed));
 }
 if (receipt.status !== 'COMPLETED')
   fail(`receipt #${receipt.id} is ${receipt.status}: ${receipt.errorMessage}`);
 console.log(`4. ${receipt.status} after ${refreshes} refresh${refreshes === 1 ? '' : 'es'}`);
-for (const [label, value] of [
+for (const [label, value] of <Array<[string, unknown]>>[
   ['fiscal document number (ФД)', receipt.fiscalNumber],
   ['fiscal document attribute (ФПД)', receipt.fiscalDocumentAttribute],
   ['fiscal storage number (ФН)', receipt.fiscalStorageNumber],
