@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { loadBackupSettings, type BackupSettings } from './backup/settings.ts';
 
 /** Resolved settings of one service process. */
 export interface Config {
@@ -126,6 +127,8 @@ export interface Config {
    * (bind the service to a private interface or put it behind a proxy).
    */
   metricsToken: string | undefined;
+  /** Scheduled backups: `BACKUP_SCHEDULE`, `BACKUP_DIR`, `BACKUP_KEEP` (`src/backup/settings.ts`). */
+  backup: BackupSettings;
 }
 
 function flag(value: string | undefined): boolean | undefined {
@@ -169,11 +172,12 @@ function seconds(name: string, value: string | undefined, fallback: number[]): n
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
+  const dataDir = path.resolve(env.DATA_DIR || './data');
   return {
     port: integer('PORT', env.PORT, 8080),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
-    dataDir: path.resolve(env.DATA_DIR || './data'),
+    dataDir,
     adminToken: env.ADMIN_TOKEN || undefined,
     publicBaseUrl: (env.PUBLIC_BASE_URL || '').replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL || 'info',
@@ -234,5 +238,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitStore: rateLimitStore(env, databaseUrl),
     redisUrl: env.REDIS_URL || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
+    backup: loadBackupSettings(env, dataDir),
   };
 }

@@ -11,7 +11,7 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /** Serves every `NNNN_name.sql` file of the migrations folder as one migration. */
-class SqlFileMigrationProvider implements MigrationProvider {
+export class SqlFileMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     const files = (await readdir(migrationsDir)).filter((file) => /^\d{4}_.+\.sql$/.test(file)).sort();
     const migrations: Record<string, Migration> = {};
