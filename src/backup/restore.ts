@@ -109,16 +109,15 @@ export async function restoreArchive(
 
     await checkTargetTables(client, manifest.tables, manifest.jobs);
     await client.query('begin');
-    for (const table of manifest.tables)
-      await client.query(`alter table ${quote(table.name)} disable trigger user`);
+    const triggered = await tablesWithUserTriggers(client);
+    for (const table of triggered) await client.query(`alter table ${quote(table)} disable trigger user`);
     await loadRows(client, archive, progress);
     for (const sequence of manifest.sequences)
       await client.query(
         `select setval(to_regclass(quote_ident($1)), $2::bigint, $3) where to_regclass(quote_ident($1)) is not null`,
         [sequence.name, sequence.lastValue, sequence.isCalled],
       );
-    for (const table of manifest.tables)
-      await client.query(`alter table ${quote(table.name)} enable trigger user`);
+    for (const table of triggered) await client.query(`alter table ${quote(table)} enable trigger user`);
     await client.query('commit');
     const migrated = await migrateToLatest(database.db);
     if (migrated.length > 0) progress(`restore: migrated forward: ${migrated.join(', ')}`);
@@ -145,6 +144,16 @@ async function occupiedTables(client: Queryable): Promise<string[]> {
     if (any) occupied.push(table.name);
   }
   return occupied;
+}
+
+/** Tables of the service's schema with triggers of their own (foreign-key checks are PostgreSQL's, not theirs). */
+async function tablesWithUserTriggers(client: Queryable): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `select distinct c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
+      where not t.tgisinternal
+        and c.relnamespace = (select oid from pg_namespace where nspname = current_schema())`,
+  );
+  return rows.map((row) => row.name);
 }
 
 /** Whether the service's schema holds any relation, type or function, or the job queue's schema exists. */
