@@ -5,6 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import proxyAddr from '@fastify/proxy-addr';
+import { loadBackupSettings, type BackupSettings } from './backup/settings.ts';
 
 /** Resolved settings of one service process. */
 export interface Config {
@@ -157,6 +158,8 @@ export interface Config {
    * address or an IPv6 /64; connections from a trusted proxy are not capped per source (P164).
    */
   maxConnectionsPerSource: number;
+  /** Scheduled backups: `BACKUP_SCHEDULE`, `BACKUP_DIR`, `BACKUP_KEEP` (`src/backup/settings.ts`). */
+  backup: BackupSettings;
 }
 
 function flag(value: string | undefined): boolean | undefined {
@@ -232,11 +235,12 @@ function seconds(name: string, value: string | undefined, fallback: number[]): n
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30_000);
+  const dataDir = path.resolve(env.DATA_DIR || './data');
   return {
     port: integer('PORT', env.PORT, 8080),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
-    dataDir: path.resolve(env.DATA_DIR || './data'),
+    dataDir,
     adminToken: env.ADMIN_TOKEN || undefined,
     publicBaseUrl: (env.PUBLIC_BASE_URL || '').replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL || 'info',
@@ -305,5 +309,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? Math.max(1, integer('MAX_CONNECTIONS', env.MAX_CONNECTIONS, 0))
       : undefined,
     maxConnectionsPerSource: integer('MAX_CONNECTIONS_PER_SOURCE', env.MAX_CONNECTIONS_PER_SOURCE, 128),
+    backup: loadBackupSettings(env, dataDir),
   };
 }

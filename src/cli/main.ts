@@ -11,7 +11,9 @@ import { loadConfig, type Config } from '../config.ts';
 import { createDatabase, type Database } from '../db/database.ts';
 import { withSetUpLock } from '../db/set-up-lock.ts';
 import { setUpDatabase } from '../runtime.ts';
-import { DataDirInUseError, runningEmbeddedUrl, startEmbeddedPostgres } from '../db/embedded-postgres.ts';
+import { reachDatabase } from './reach-database.ts';
+import { backupCommand, restoreCommand } from '../backup/commands.ts';
+import { SERVICE_VERSION } from '../backup/service-version.ts';
 import { AccountService } from '../modules/accounts/service.ts';
 import { listClients, listOrganizations, listTokens, listUsers } from '../modules/accounts/listing.ts';
 import { loadOperatorKey, SecretBox } from '../security/secret-box.ts';
@@ -31,26 +33,15 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 async function openDatabase(
   config: Config,
 ): Promise<{ database: Database; secrets: SecretBox; release: () => Promise<void> }> {
-  let url = config.databaseUrl;
-  let stopEmbedded: (() => Promise<void>) | undefined;
-  if (!url) {
-    try {
-      const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, log });
-      url = embedded.databaseUrl;
-      stopEmbedded = () => embedded.stop();
-    } catch (error) {
-      if (!(error instanceof DataDirInUseError)) throw error;
-      url = await runningEmbeddedUrl(config.dataDir);
-      if (!url) throw error;
-    }
-  }
+  const reached = await reachDatabase(config, log, true);
+  const url = reached.url;
   const secrets = new SecretBox(await loadOperatorKey(config.secretKey, config.dataDir));
   const database = createDatabase(url, 2);
   try {
     await withSetUpLock(url, () => setUpDatabase(database, secrets), { log });
   } catch (error) {
     await database.close();
-    await stopEmbedded?.();
+    await reached.release();
     throw error;
   }
   return {
@@ -58,7 +49,7 @@ async function openDatabase(
     secrets,
     release: async () => {
       await database.close();
-      await stopEmbedded?.();
+      await reached.release();
     },
   };
 }
@@ -96,13 +87,9 @@ const id = (value: string): number => {
   return parsed;
 };
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
-
 const program = new Command('seller-ops')
   .description('seller-ops: the HTTP service and the operator commands of its admin API (decision D1.4)')
-  .version(version, '-v, --version', 'print the version and exit')
+  .version(SERVICE_VERSION, '-v, --version', 'print the version and exit')
   .showHelpAfterError();
 
 program
@@ -120,6 +107,29 @@ program
     await release();
     log('migrations applied');
   });
+
+program
+  .command('backup')
+  .description(
+    'write a consistent snapshot of the database and the operator key into one compressed archive, while the service runs or not (docs/operations.md)',
+  )
+  .option(
+    '--out <file>',
+    'the archive to write; - = standard output (default seller-ops-backup-<UTC time>.tar.gz)',
+  )
+  .option(
+    '--without-secret-key',
+    'leave the operator key out (sealed credentials then need the key kept elsewhere)',
+  )
+  .action(backupCommand);
+
+program
+  .command('restore <file>')
+  .description(
+    'restore an archive of `backup` into an empty DATA_DIR (service stopped) or an empty DATABASE_URL database',
+  )
+  .option('--force', 'replace everything the target database holds')
+  .action(restoreCommand);
 
 program
   .command('sandbox [names...]')

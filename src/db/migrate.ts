@@ -10,9 +10,9 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** Serves every `NNNN_name.sql` file of the given folders as one migration. */
-class SqlFileMigrationProvider implements MigrationProvider {
-  constructor(private readonly folders: readonly string[]) {}
+/** Serves every `NNNN_name.sql` file of the given folders (default: ours) as one migration. */
+export class SqlFileMigrationProvider implements MigrationProvider {
+  constructor(private readonly folders: readonly string[] = [migrationsDir]) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
     const migrations: Record<string, Migration> = {};

@@ -19,6 +19,7 @@ import { createTaskGroup } from './task/group.ts';
 import type { TaskService } from './task/service.ts';
 import { idempotencyKeysPart } from '../http/idempotency-purge.ts';
 import { rateLimitPart } from '../http/rate-limit-purge.ts';
+import { backupPart } from '../backup/schedule.ts';
 
 /** Builds a group that may create tasks (tests add their own groups this way). */
 export type GroupFactory = (runtime: Runtime, tasks: TaskService) => ResourceGroup;
@@ -42,6 +43,7 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
     createKnowledgeGroup(runtime, tasks.service),
     idempotencyKeysPart(runtime),
     rateLimitPart(runtime),
+    backupPart(runtime),
     tasks,
     ...extra.map((build) => build(runtime, tasks.service)),
   ] satisfies ResourceGroup[];

@@ -1,0 +1,250 @@
+/**
+ * `seller-ops restore FILE` (docs/operations.md "Backup and restore"): checks the archive whole before touching
+ * anything (checksums, format, schema version), then loads it into an empty database:
+ * 1. refuses a target whose tables hold rows unless forced; a forced or half-made target is emptied (the
+ *    service's schema and the job queue's schema dropped and created again);
+ * 2. applies the migrations up to the archive's schema version, so every table has the archive's columns;
+ * 3. creates the queues of the pending jobs (pg-boss);
+ * 4. in one transaction: every table through `COPY … FROM STDIN` in the archive's foreign-key order (user
+ *    triggers disabled meanwhile: the rows are stored as they were, nothing derives from them again), the pending
+ *    jobs, and the sequences set to their state at the snapshot;
+ * 5. applies the migrations this seller-ops has beyond the archive's (an older archive is migrated forward).
+ * An archive of a newer schema than this seller-ops knows is refused before anything is written.
+ */
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import { Migrator } from 'kysely';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { from as copyFrom } from 'pg-copy-streams';
+import { createDatabase } from '../db/database.ts';
+import { migrateToLatest, SqlFileMigrationProvider } from '../db/migrate.ts';
+import { ensureQueue } from '../jobs/queue.ts';
+import { forEachEntry, partEntry, verifyArchive, type DumpedTable, type VerifiedArchive } from './archive.ts';
+import { jobColumns, one, ourTables, quote, JOB_SCHEMA, type Queryable } from './catalog.ts';
+
+/** The restore was refused; nothing was written to the target. */
+export class RestoreRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RestoreRefusedError';
+  }
+}
+
+/** A verified archive this seller-ops can restore. */
+export interface CheckedArchive extends VerifiedArchive {
+  file: string;
+  /** Migrations this seller-ops applies after loading (empty when the archive has the latest schema). */
+  laterMigrations: string[];
+}
+
+/**
+ * Verifies `file` (`verifyArchive`) and compares its schema version with the migrations this seller-ops knows.
+ * @throws BackupArchiveError when the archive is damaged; RestoreRefusedError when its schema is newer or unknown
+ */
+export async function checkArchive(file: string): Promise<CheckedArchive> {
+  const archive = await verifyArchive(file);
+  const known = Object.keys(await new SqlFileMigrationProvider().getMigrations()).sort();
+  const { migrations, serviceVersion } = archive.manifest;
+  const unknown = migrations.filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new RestoreRefusedError(
+      `${file} has schema version ${migrations.at(-1)}, newer than this seller-ops knows ` +
+        `(latest ${known.at(-1)}; unknown: ${unknown.join(', ')}): restore it with seller-ops ` +
+        `${serviceVersion} or later`,
+    );
+  if (migrations.some((name, index) => known[index] !== name))
+    throw new RestoreRefusedError(
+      `${file} was made by a seller-ops whose migrations differ from this one's: restore it with seller-ops ${serviceVersion}`,
+    );
+  return { ...archive, file, laterMigrations: known.slice(migrations.length) };
+}
+
+/** What a restore loaded. */
+export interface RestoreSummary {
+  tables: number;
+  rows: number;
+  jobs: number;
+  /** Migrations applied after loading. */
+  migrated: string[];
+}
+
+/**
+ * Loads `archive` into the database at `databaseUrl` (steps above).
+ * @param force replace what the target holds instead of refusing it
+ * @throws RestoreRefusedError when the target holds rows and `force` is false, or its tables do not match the
+ *   archive's; the database's error otherwise (the load is one transaction: nothing of it stays)
+ */
+export async function restoreArchive(
+  archive: CheckedArchive,
+  databaseUrl: string,
+  options: { force: boolean; progress?: (message: string) => void },
+): Promise<RestoreSummary> {
+  const progress = options.progress ?? (() => undefined);
+  const { manifest } = archive;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const database = createDatabase(databaseUrl, 2);
+  try {
+    const occupied = await occupiedTables(client);
+    if (occupied.length > 0 && !options.force)
+      throw new RestoreRefusedError(
+        `the target database is not empty (rows in ${occupied.slice(0, 5).join(', ')}${occupied.length > 5 ? ', …' : ''}): ` +
+          'restore refuses to overwrite it; pass --force to replace everything in it',
+      );
+    if (await holdsObjects(client)) {
+      progress('restore: emptying the target database');
+      await client.query(`drop schema if exists ${JOB_SCHEMA} cascade`);
+      const { schema } = await one<{ schema: string }>(client, 'select current_schema() as schema');
+      await client.query(`drop schema ${quote(schema)} cascade`);
+      await client.query(`create schema ${quote(schema)}`);
+    }
+    const schemaVersion = manifest.migrations.at(-1);
+    if (!schemaVersion) throw new RestoreRefusedError(`${archive.file} records no schema version`);
+    const migrator = new Migrator({ db: database.db, provider: new SqlFileMigrationProvider() });
+    const { error } = await migrator.migrateTo(schemaVersion);
+    if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
+    progress(`restore: schema created at ${schemaVersion}`);
+    if (manifest.jobs && manifest.jobQueues.length > 0) await createQueues(database.pool, manifest.jobQueues);
+
+    await checkTargetTables(client, manifest.tables, manifest.jobs);
+    await client.query('begin');
+    const triggered = await tablesWithUserTriggers(client);
+    for (const table of triggered) await client.query(`alter table ${quote(table)} disable trigger user`);
+    await loadRows(client, archive, progress);
+    for (const sequence of manifest.sequences)
+      await client.query(
+        `select setval(to_regclass(quote_ident($1)), $2::bigint, $3) where to_regclass(quote_ident($1)) is not null`,
+        [sequence.name, sequence.lastValue, sequence.isCalled],
+      );
+    for (const table of triggered) await client.query(`alter table ${quote(table)} enable trigger user`);
+    await client.query('commit');
+    const migrated = await migrateToLatest(database.db);
+    if (migrated.length > 0) progress(`restore: migrated forward: ${migrated.join(', ')}`);
+    return {
+      tables: manifest.tables.length,
+      rows: manifest.tables.reduce((sum, table) => sum + table.rows, 0),
+      jobs: manifest.jobs?.rows ?? 0,
+      migrated,
+    };
+  } finally {
+    await client.end();
+    await database.close();
+  }
+}
+
+/** Our tables that hold at least one row. */
+async function occupiedTables(client: Queryable): Promise<string[]> {
+  const occupied = [];
+  for (const table of await ourTables(client)) {
+    const { any } = await one<{ any: boolean }>(
+      client,
+      `select exists (select from ${quote(table.name)}) as any`,
+    );
+    if (any) occupied.push(table.name);
+  }
+  return occupied;
+}
+
+/** Tables of the service's schema with triggers of their own (foreign-key checks are PostgreSQL's, not theirs). */
+async function tablesWithUserTriggers(client: Queryable): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `select distinct c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
+      where not t.tgisinternal
+        and c.relnamespace = (select oid from pg_namespace where nspname = current_schema())`,
+  );
+  return rows.map((row) => row.name);
+}
+
+/** Whether the service's schema holds any relation, type or function, or the job queue's schema exists. */
+async function holdsObjects(client: Queryable): Promise<boolean> {
+  const { holds } = await one<{ holds: boolean }>(
+    client,
+    `with schema as (select oid from pg_namespace where nspname = current_schema())
+     select exists (select from pg_class where relnamespace = (select oid from schema))
+         or exists (select from pg_proc where pronamespace = (select oid from schema))
+         or exists (select from pg_type where typnamespace = (select oid from schema))
+         or exists (select from pg_namespace where nspname = $1) as holds`,
+    [JOB_SCHEMA],
+  );
+  return holds;
+}
+
+/** Creates pg-boss's schema and the standard-policy queues `names`, as the service does (`ensureQueue`). */
+async function createQueues(pool: pg.Pool, names: string[]): Promise<void> {
+  const boss = new PgBoss({
+    db: { executeSql: (text, values) => pool.query(text, values) },
+    supervise: false,
+    schedule: false,
+  });
+  boss.on('error', () => undefined);
+  await boss.start();
+  try {
+    for (const name of names) await ensureQueue(boss, name);
+  } finally {
+    await boss.stop({ graceful: false, wait: true });
+  }
+}
+
+/**
+ * Checks that every archived table exists on the target with every archived column.
+ * @throws RestoreRefusedError naming the first mismatch
+ */
+async function checkTargetTables(
+  client: Queryable,
+  tables: DumpedTable[],
+  jobs: DumpedTable | null,
+): Promise<void> {
+  const target = new Map((await ourTables(client)).map((table) => [table.name, new Set(table.columns)]));
+  if (jobs) target.set(jobs.name, new Set((await jobColumns(client)) ?? []));
+  for (const table of [...tables, ...(jobs && jobs.rows > 0 ? [jobs] : [])]) {
+    const columns = target.get(table.name);
+    const missing = table.columns.filter((column) => !columns?.has(column));
+    if (!columns || missing.length > 0)
+      throw new RestoreRefusedError(
+        `the target's table ${table.name} ${columns ? `has no column ${missing.join(', ')}` : 'does not exist'} after migrating to the archive's schema version`,
+      );
+  }
+}
+
+/** Streams every data part of the archive into `COPY … FROM STDIN` of its table, table after table. */
+async function loadRows(
+  client: pg.Client,
+  archive: CheckedArchive,
+  progress: (message: string) => void,
+): Promise<void> {
+  const { tables, jobs } = archive.manifest;
+  const byPart = new Map<string, DumpedTable>();
+  for (const table of [...tables, ...(jobs ? [jobs] : [])])
+    for (let part = 0; part < table.parts; part++) byPart.set(partEntry(table.name, part), table);
+  let current: { table: DumpedTable; stream: ReturnType<typeof copyFrom>; done: Promise<void> } | undefined;
+  const endCurrent = async () => {
+    if (!current) return;
+    current.stream.end();
+    await current.done;
+    progress(`restore: ${current.table.name}: ${current.table.rows} rows`);
+    current = undefined;
+  };
+  await forEachEntry(archive.file, async (name, content) => {
+    const table = byPart.get(name);
+    if (!table) {
+      for await (const chunk of content) void chunk; // manifest, key and checksums were read when verifying
+      return;
+    }
+    if (current?.table !== table) {
+      await endCurrent();
+      const target = table === jobs ? `${JOB_SCHEMA}.job` : quote(table.name);
+      const stream = client.query(
+        copyFrom(`copy ${target} (${table.columns.map(quote).join(', ')}) from stdin`),
+      );
+      const done = finished(stream);
+      // Handled here, awaited below: a failing COPY (e.g. a broken foreign key) surfaces at the next await.
+      done.catch(() => undefined);
+      current = { table, stream, done };
+    }
+    const { stream, done } = current;
+    for await (const chunk of content)
+      if (!stream.write(chunk)) await Promise.race([once(stream, 'drain'), done]);
+  });
+  await endCurrent();
+}
