@@ -39,10 +39,13 @@ function adapt(command: string, writeToken: string): string | undefined {
   if (/^npm (ci && npm )?start\b/.test(command)) return undefined;
   if (/^node bin\/seller-ops\.js serve\b/.test(command)) return undefined;
   if (/^node bin\/seller-ops\.js sandbox\b/.test(command)) return 'node bin/seller-ops.js sandbox --help';
+  // A restore refuses the running service's data directory: the walk checks that the command exists.
+  if (/^node bin\/seller-ops\.js restore\b/.test(command)) return 'node bin/seller-ops.js restore --help';
+  if (command.startsWith('#')) return undefined;
   return command
     .replace(/^TOKEN=so_\S+/, `TOKEN=${writeToken}`)
     .replaceAll('http://127.0.0.1:8080', service.url)
-    .replace(/\[--group-code …\]/, '')
+    .replaceAll('seller-ops-backup.tar.gz', path.join(service.dataDir, 'readme-walk-backup.tar.gz'))
     .replaceAll('…', 'readme-walk');
 }
 

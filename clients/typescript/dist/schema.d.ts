@@ -72,6 +72,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhook/{webhookId}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give the webhook a new signing secret, shown only in this response; during the grace period deliveries carry the signatures of both secrets */
+        post: operations["postWebhookByWebhookIdSecretRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhook/{webhookId}/deliveries": {
         parameters: {
             query?: never;
@@ -1462,7 +1479,7 @@ export interface components {
             dateStatImport: string | null;
             /** @description Promoted products (nm ids), comma-separated, ascending */
             nms: string;
-            /** @description `CPM`, `CPO` or another marketplace value */
+            /** @description `CPM` (per thousand views), `CPC` (per click) or `UNKNOWN` */
             paymentType: string | null;
         };
         /** CampaignFilter */
@@ -1987,6 +2004,107 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limited (`error_rate_limited`): the token spent its quota of the window. Every counted answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10). */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends */
+                    "Retry-After"?: number;
+                    /** @description The quota and its window in seconds, e.g. `"default";q=6000;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests remaining and seconds until the window ends, e.g. `"default";r=0;t=42` */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    postWebhookByWebhookIdSecretRotate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 h; a repeat with the same key and request gets that answer with `Idempotent-Replayed: true`. 409 `error_idempotency_in_progress` while the first still runs, 422 `error_idempotency_key_reuse` for the same key with another request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description int64 id */
+                webhookId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds during which deliveries are signed with the previous secret too (default 24 h, at most 7 days; 0 = none) */
+                    gracePeriodSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"] & {
+                        /** @description The new Standard Webhooks signing secret (whsec_ + base64); shown only in this response */
+                        secret: string;
+                        /**
+                         * Format: date-time
+                         * @description Until when deliveries also carry the signature of the previous secret; null without a grace period
+                         */
+                        previousSecretExpiresAt: string | null;
+                    };
+                };
             };
             /** @description Default Response */
             400: {
