@@ -289,21 +289,40 @@ function productsOnly(db: Kysely<DB>, criteria: ProductCriteria) {
     );
 }
 
+/** Where a product page starts: after `offset` rows, or after the product id of a cursor (P161). */
+export type ProductPageStart = { offset: number } | { afterId: number };
+
 /**
  * Product search (stable: ordered by id, ties impossible). Without a model filter the page's ids are found on
  * `product` alone and only those rows are joined (a deferred join: deep pages skip 100 joins per row skipped).
+ * A page has `limit + 1` rows when there is a next one.
  */
 export const productFindRepository = {
-  page: (db: Kysely<DB>, criteria: ProductCriteria, ascending: boolean, limit: number, offset: number) => {
+  page: (
+    db: Kysely<DB>,
+    criteria: ProductCriteria,
+    ascending: boolean,
+    limit: number,
+    from: ProductPageStart,
+  ) => {
     const direction = ascending ? 'asc' : 'desc';
+    const offset = 'offset' in from ? from.offset : 0;
+    const afterId = 'afterId' in from ? from.afterId : undefined;
+    const after = ascending ? '>' : '<';
     if (needsModel(criteria))
       return filtered(db, criteria)
         .select(ROW_COLUMNS)
+        .$if(afterId !== undefined, (qb) => qb.where('product.id', after, afterId as number))
         .orderBy('product.id', direction)
-        .limit(limit)
+        .limit(limit + 1)
         .offset(offset)
         .execute();
-    const ids = productsOnly(db, criteria).select('id').orderBy('id', direction).limit(limit).offset(offset);
+    const ids = productsOnly(db, criteria)
+      .select('id')
+      .$if(afterId !== undefined, (qb) => qb.where('id', after, afterId as number))
+      .orderBy('id', direction)
+      .limit(limit + 1)
+      .offset(offset);
     return productRows(db)
       .select(ROW_COLUMNS)
       .where('product.id', 'in', ids)
