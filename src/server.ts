@@ -11,11 +11,8 @@ import { createGroups, startGroupWorkers } from './modules/index.ts';
 import { loadDictionary, sampleDictionary } from './modules/catalog/dictionary.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
-import { startMissingSandboxes, type SandboxServer } from './connectors/sandboxes.ts';
+import type { SandboxServer } from './connectors/sandboxes.ts';
 import { AccountService } from './modules/accounts/service.ts';
-import { providerASandbox } from './connectors/cash-register/provider-a/sandbox.ts';
-import { SANDBOX_PASSWORD } from './connectors/cash-register/sandbox-kit.ts';
-import { market1Sandbox } from './connectors/market1/sandbox.ts';
 
 /** The demo organization's Market1 API key on the sandbox (any key is an account of its own there, P96). */
 const DEMO_MARKET1_KEY = 'demo';
@@ -65,7 +62,9 @@ export async function startService(givenConfig: Config): Promise<RunningService>
   let sandboxes: SandboxServer[] = [];
   const closeSandboxes = () => Promise.all(sandboxes.map((server) => server.close()));
   try {
-    if (embedded) ({ config, servers: sandboxes } = await startMissingSandboxes(config));
+    // The sandboxes (and their modules) are loaded only by an embedded start that serves them.
+    const sandboxKit = embedded ? await loadSandboxKit() : undefined;
+    if (sandboxKit) ({ config, servers: sandboxes } = await sandboxKit.startMissingSandboxes(config));
     runtime = await openRuntime(config, databaseUrl);
     runtime.onClose(async () => void (await closeSandboxes()));
     if (config.seedDemo) {
@@ -76,15 +75,15 @@ export async function startService(givenConfig: Config): Promise<RunningService>
         await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));
         // ... and, when this process serves provider A's sandbox, an account there, so receipts work out of
         // the box (P77); without baseUrl it follows the sandbox to whatever port it gets on each start.
-        if (sandboxes.some((server) => server.name === providerASandbox.name))
+        if (sandboxKit && sandboxes.some((server) => server.name === sandboxKit.providerASandbox.name))
           await accounts.setCashRegister(demo.organizationId, {
             service: 'CASH_REGISTER_A',
             login: 'demo',
-            password: SANDBOX_PASSWORD,
+            password: sandboxKit.SANDBOX_PASSWORD,
           });
         // ... and, when it serves the Market1 sandbox, a Market1 integration, so the campaign operations work
         // out of the box (P109); without baseUrl it follows MARKET1_API_URL, the sandbox's URL of this start.
-        if (sandboxes.some((server) => server.name === market1Sandbox.name))
+        if (sandboxKit && sandboxes.some((server) => server.name === sandboxKit.market1Sandbox.name))
           await accounts.setIntegration(demo.organizationId, {
             service: 'SERVICE_01',
             apiKey: DEMO_MARKET1_KEY,
@@ -118,6 +117,18 @@ export async function startService(givenConfig: Config): Promise<RunningService>
     await embedded?.stop();
     throw error;
   }
+}
+
+/** The sandbox modules an embedded start needs: starting the missing ones, and the demo account's settings. */
+async function loadSandboxKit() {
+  const [{ startMissingSandboxes }, { providerASandbox }, { SANDBOX_PASSWORD }, { market1Sandbox }] =
+    await Promise.all([
+      import('./connectors/sandboxes.ts'),
+      import('./connectors/cash-register/provider-a/sandbox.ts'),
+      import('./connectors/cash-register/sandbox-kit.ts'),
+      import('./connectors/market1/sandbox.ts'),
+    ]);
+  return { startMissingSandboxes, providerASandbox, SANDBOX_PASSWORD, market1Sandbox };
 }
 
 function printDemoCredentials(
