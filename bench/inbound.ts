@@ -292,7 +292,7 @@ export async function benchInbound(
     uncachedHow: 'a unique ignored `columns` value per request',
     verify,
   });
-  // The cursor that opens page 500 (keyset pagination, P161): the `nextCursor` of page 499 read by offset.
+  // The cursor that opens page 500 (keyset pagination, P172): the `nextCursor` of page 499 read by offset.
   const page499 = await record(context.serviceUrl, context.readToken, '/api/inbound/find?limit=100&page=499');
   const cursor500 = (JSON.parse(page499.body.toString('utf8')) as { nextCursor?: string }).nextCursor;
   if (cursor500 === undefined) throw new Error('find page 499 answered no nextCursor');

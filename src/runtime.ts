@@ -29,7 +29,7 @@ export interface Runtime {
   changes: ChangeRunner;
   /** Seals and opens stored secrets with the operator key (P160). */
   secrets: SecretBox;
-  /** Signs and checks the cursors of keyset pagination (P161), with a key derived from the operator key. */
+  /** Signs and checks the cursors of keyset pagination (P172), with a key derived from the operator key. */
   cursors: CursorCodec;
   /** The pg-boss job queue on the same database. */
   jobs: JobQueue;

@@ -1,5 +1,5 @@
 /**
- * SQL of keyset pagination (P161): the condition "after this row" for an order on one sort column (or none) and
+ * SQL of keyset pagination (P172): the condition "after this row" for an order on one sort column (or none) and
  * the id, and the sort column's exact text for the cursor. Ties of the sort break by id in the same direction
  * (D4.4), so `(sort value, id)` is unique within a client and a page continues exactly after the last row read,
  * whatever rows were added or removed meanwhile.

@@ -1,5 +1,5 @@
 /**
- * Opaque cursors of keyset pagination (P161): a list answers `nextCursor` after its last row and takes it back
+ * Opaque cursors of keyset pagination (P172): a list answers `nextCursor` after its last row and takes it back
  * as `cursor`, beside `page` (D4.1 stays valid). A cursor carries the list, the client, the sort (`sortBy`,
  * `ascending`), the last row's sort value and id, and the number of the page it opens; it is signed with a key
  * derived from the operator key (HMAC-SHA-256, truncated to 128 bits), so every process sharing the operator

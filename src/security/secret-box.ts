@@ -36,7 +36,7 @@ export class SecretBox {
     return value.startsWith(PREFIX);
   }
 
-  /** A 32-byte key for `purpose` derived from the operator key (HKDF-SHA-256), e.g. to sign cursors (P161). */
+  /** A 32-byte key for `purpose` derived from the operator key (HKDF-SHA-256), e.g. to sign cursors (P172). */
   deriveKey(purpose: string): Buffer {
     return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), purpose, 32));
   }

@@ -1,5 +1,5 @@
 /**
- * Keyset pagination (P161) of the five lists with `cursor`/`nextCursor`: `GET /api/inbound/find`,
+ * Keyset pagination (P172) of the five lists with `cursor`/`nextCursor`: `GET /api/inbound/find`,
  * `/api/product/find`, `/api/campaign/getCampaigns`, `/api/task/findTask` and a webhook's delivery log. For every
  * supported sort order a walk by cursor runs while rows of the client (and of another client) are inserted and
  * deleted between pages: no row is repeated, every row present throughout is read exactly once, the rows read

@@ -1,5 +1,5 @@
 /**
- * The `query` filters' statements can use the trigram indexes (P162): the statements the repositories run for
+ * The `query` filters' statements can use the trigram indexes (P173): the statements the repositories run for
  * product find, inbound find, getCampaigns, tags and keyword groups are captured and explained (sequential scans
  * off: a test database is small enough to scan whole), and each plan reads the filtered text through its trigram
  * index, not through a filter over the client's rows or a join. A plan, not a timing: the figures are in

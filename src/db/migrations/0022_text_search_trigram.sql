@@ -1,4 +1,4 @@
--- Text search of the `query` filters (P162): trigram GIN indexes (pg_trgm, shipped with PostgreSQL's contrib and
+-- Text search of the `query` filters (P173): trigram GIN indexes (pg_trgm, shipped with PostgreSQL's contrib and
 -- the embedded package; a trusted extension, so the database owner may create it) serve `ILIKE '%text%'` on the
 -- indexed column whatever the position of the text. Patterns shorter than three characters have no trigram and
 -- are read without these indexes. `fastupdate = off`: a row is indexed as it is written, so a search never reads

@@ -130,7 +130,7 @@ export interface ResolvedCampaignFilter {
   limit: number;
   page: number;
   offset: number;
-  /** The row a page by cursor continues after (`getCampaigns`, P161); then `offset` is 0. */
+  /** The row a page by cursor continues after (`getCampaigns`, P172); then `offset` is 0. */
   after?: CursorPosition;
   count: boolean;
 }

@@ -317,7 +317,7 @@ const STATISTIC_SORT_COLUMNS: Partial<Record<CampaignSortField, string>> = {
 };
 
 /**
- * The keyset order (P161) of a page in a campaign order (`campaignOrder`, on `campaign`) or a statistics order
+ * The keyset order (P172) of a page in a campaign order (`campaignOrder`, on `campaign`) or a statistics order
  * (`orderBy` without the row type, on the rows aliased `row`); PostgreSQL's default null placement.
  */
 function keysetOrder(filter: ResolvedCampaignFilter, on: 'campaign' | 'row'): KeysetOrder {
@@ -474,7 +474,7 @@ export const statisticsRepository = {
    * One page of campaigns (`getCampaigns`): sorted by a campaign column, or by the campaign's whole statistics
    * over the range for a statistics `sortBy`; `isStatCampaign` keeps campaigns with statistics rows in the range.
    * With `count` each row carries the number of campaigns listed (`campaignCount`). A page has `limit + 1`
-   * rows when there is a next one; it starts after `offset` rows or after a cursor's row (P161), each row
+   * rows when there is a next one; it starts after `offset` rows or after a cursor's row (P172), each row
    * carrying its sort value as text (`keyset_value`).
    */
   async campaignPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<Array<CampaignPageRow>> {

@@ -90,10 +90,10 @@ export const TotalStatCampaignsQuery = Type.Object(
 );
 export type TotalStatCampaignsQuery = Static<typeof TotalStatCampaignsQuery>;
 
-/** A page of campaigns (`getCampaigns`, P114): the list shape of D4.2 with `nextCursor` (P161). */
+/** A page of campaigns (`getCampaigns`, P114): the list shape of D4.2 with `nextCursor` (P172). */
 export const FindResponseCampaign = KeysetPage(Type.Ref('Campaign'), { title: 'FindResponseCampaign' });
 
-/** Query of `getCampaigns`: the CampaignFilter query set and a `cursor` of keyset pagination (P161). */
+/** Query of `getCampaigns`: the CampaignFilter query set and a `cursor` of keyset pagination (P172). */
 export const CampaignListQuery = Type.Object(
   { ...CampaignFilterQuery.properties, ...CursorQuery },
   { title: 'CampaignListQuery' },

@@ -145,7 +145,7 @@ export class CampaignStatisticsService {
   /**
    * `getCampaigns`: a page of the client's campaigns matching the filter (P114), `{rows, page, total?}` (D4.2);
    * a statistics `sortBy` sorts by the campaign's whole statistics over the day range. `service` defaults to
-   * Market1, the only marketplace with campaigns (D10.1). By `page` (or `offset`) or after a `cursor` (P161).
+   * Market1, the only marketplace with campaigns (D10.1). By `page` (or `offset`) or after a `cursor` (P172).
    * @throws AppError of the access checks (spec §7), `error_validation` for a malformed filter or cursor
    */
   async campaigns(principal: Principal, query: CampaignListQuery): Promise<CampaignPage> {

@@ -229,7 +229,7 @@ function productRows(db: Kysely<DB>) {
 /**
  * `product.id` among the client's products whose name or model article contains `text` (case-insensitive), or
  * whose barcode is `text`: each part a statement of its own over one table, so each is served by its index (the
- * trigram indexes of name and article, P162; the barcode btree) instead of a filter over the join.
+ * trigram indexes of name and article, P173; the barcode btree) instead of a filter over the join.
  */
 function matchesText(db: Kysely<DB>, clientId: number, text: string) {
   const pattern = `%${escapeLike(text)}%`;
@@ -312,7 +312,7 @@ function productsOnly(db: Kysely<DB>, criteria: ProductCriteria) {
     );
 }
 
-/** Where a product page starts: after `offset` rows, or after the product id of a cursor (P161). */
+/** Where a product page starts: after `offset` rows, or after the product id of a cursor (P172). */
 export type ProductPageStart = { offset: number } | { afterId: number };
 
 /**

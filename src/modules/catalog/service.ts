@@ -355,7 +355,7 @@ export class CatalogService {
     });
   }
 
-  /** A page of product rows (stable id order; `count` only when asked, D4), by `page` or after a `cursor` (P161). */
+  /** A page of product rows (stable id order; `count` only when asked, D4), by `page` or after a `cursor` (P172). */
   async findProducts(principal: Principal, query: ProductFindQuery): Promise<KeysetPageOf<ProductRow>> {
     const limit = query.limit ?? 100;
     const ascending = query.ascending ?? true;

@@ -2,7 +2,7 @@
  * SQL of `GET /api/inbound/find` (D4, D5.10). A page is read with a deferred join: the page's ids come from an
  * index-only scan of `(client_id, id)` (partial indexes on `deleted`), and only those rows are fetched. Ties of
  * any sort break by id in the same direction, so pages never overlap or skip. A page after a cursor starts
- * after the cursor's row (keyset pagination, P161) instead of skipping rows.
+ * after the cursor's row (keyset pagination, P172) instead of skipping rows.
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.ts';

@@ -51,7 +51,7 @@ export class InboundFindService {
   /**
    * Documents of the caller's client matching the filter set, without positions unless `withProducts=true`;
    * deleted ones only with `deleted=true`; newest first unless `sortBy`/`ascending` say otherwise. A page by
-   * `page` or after a `cursor` (P161); `nextCursor` continues after the page's last row when there is more.
+   * `page` or after a `cursor` (P172); `nextCursor` continues after the page's last row when there is more.
    * @param path the request path with its query, for `_links.self`
    * @throws 400 `error_validation` for a malformed date parameter or cursor
    */

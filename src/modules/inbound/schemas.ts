@@ -401,7 +401,7 @@ export const OrderFilterQuery = Type.Object({
 });
 export type OrderFilterQuery = Static<typeof OrderFilterQuery>;
 
-/** `find` takes the filter set plus `orderId`, and a `cursor` of keyset pagination (P161). */
+/** `find` takes the filter set plus `orderId`, and a `cursor` of keyset pagination (P172). */
 export const OrderFindQuery = Type.Object({
   ...OrderFilterQuery.properties,
   orderId: Type.Optional(Int64Query),

@@ -44,7 +44,7 @@ export const keywordRepository = {
           qb.where((eb) =>
             eb.or([
               eb('g.name', 'ilike', `%${escapeLike(word ?? '')}%`),
-              // Keywords matching the word, found once through their trigram index (P162), not per group.
+              // Keywords matching the word, found once through their trigram index (P173), not per group.
               eb(
                 'g.id',
                 'in',

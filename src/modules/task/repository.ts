@@ -84,7 +84,7 @@ export const taskRepository = {
 
   /**
    * A page of tasks: `limit + 1` rows when there is a next page, after `offset` rows or after the row of a cursor
-   * (P161); null sort values count as the smallest; each row carries its sort value as text (`keyset_value`).
+   * (P172); null sort values count as the smallest; each row carries its sort value as text (`keyset_value`).
    */
   page: (
     db: Kysely<DB>,

@@ -103,7 +103,7 @@ export class TaskService {
   /**
    * A page of the caller's tasks (D4): filters `id`, `type`/`types` (any of them), `status`, `organizationId`,
    * `entityId`, `own` (the token user's), `createdDateFrom/To` (UTC; a date-only upper bound covers its day);
-   * `sortBy` (default ID) and `ascending` (default false), ties by id; by `page` or after a `cursor` (P161).
+   * `sortBy` (default ID) and `ascending` (default false), ties by id; by `page` or after a `cursor` (P172).
    * @throws 400 `error_validation` for a malformed date or cursor
    */
   async find(principal: Principal, query: FindTaskQuery): Promise<FindResponseTmsTask> {

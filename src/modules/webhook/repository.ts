@@ -173,7 +173,7 @@ export const deliveryRepository = {
 
   /**
    * A page of a subscription's deliveries, newest first, with the event kind and entity: `limit + 1` rows when
-   * there is a next page, after `offset` rows or below the id of a cursor's row (P161).
+   * there is a next page, after `offset` rows or below the id of a cursor's row (P172).
    */
   pageOfWebhook: (
     db: Kysely<DB>,

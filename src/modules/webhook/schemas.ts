@@ -94,7 +94,7 @@ export type WebhookDeliveryPage = {
   nextCursor?: string;
 };
 
-/** Query of the delivery log (D4.1, and a `cursor` of keyset pagination, P161). */
+/** Query of the delivery log (D4.1, and a `cursor` of keyset pagination, P172). */
 export const DeliveriesQuery = Type.Object({ ...PagingQuery, ...CursorQuery });
 export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
 

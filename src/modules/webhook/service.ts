@@ -98,7 +98,7 @@ export class WebhookService {
   }
 
   /**
-   * A page of the subscription's deliveries, newest first (D4), by `page` or after a `cursor` (P161).
+   * A page of the subscription's deliveries, newest first (D4), by `page` or after a `cursor` (P172).
    * @throws 404 `error_not_found` {entity: 'webhook', id}
    */
   async deliveries(
