@@ -292,6 +292,10 @@ export async function benchInbound(
     uncachedHow: 'a unique ignored `columns` value per request',
     verify,
   });
+  // The cursor that opens page 500 (keyset pagination, P172): the `nextCursor` of page 499 read by offset.
+  const page499 = await record(context.serviceUrl, context.readToken, '/api/inbound/find?limit=100&page=499');
+  const cursor500 = (JSON.parse(page499.body.toString('utf8')) as { nextCursor?: string }).nextCursor;
+  if (cursor500 === undefined) throw new Error('find page 499 answered no nextCursor');
   const scenarios: GetScenario[] = [
     {
       name: 'GET /api/inbound/{id} (50 products)',
@@ -309,6 +313,11 @@ export async function benchInbound(
     ),
     findScenario('find limit=100, count=true', '/api/inbound/find?limit=100&count=true', (body) =>
       rowsOf(body) === 100 && body.total === total ? undefined : `expected 100 rows and total ${total}`,
+    ),
+    findScenario(
+      'find limit=100, page 500 by cursor',
+      `/api/inbound/find?limit=100&cursor=${cursor500}`,
+      (body) => (rowsOf(body) === 100 && body.page === 500 ? undefined : 'expected 100 rows of page 500'),
     ),
   ];
 
@@ -459,7 +468,7 @@ function inboundResult(
     detail: `max ${formatMs(bulk.service.max)}${describeCpu(bulk.cpu)}; ceiling ${describeSequential(bulk.ceiling)}${failures(bulk.service, bulk.ceiling)}`,
   });
 
-  const [single, first, page500, , counted] = figures;
+  const [single, first, page500, , counted, cursor500Figures] = figures;
   const targets: TargetCheck[] = [];
   if (single)
     for (const [label, measured] of [
@@ -491,6 +500,14 @@ function inboundResult(
       ` (1 connection: ${formatMs(figure.uncached.sequential.p99)}; ` +
       `cached: ${wholeMs(figure.cached.load.p99)})`;
     targets.push(judged);
+  }
+  if (first && cursor500Figures) {
+    const deep = cursor500Figures.uncached.load.p99 / Math.max(first.uncached.load.p99, 1);
+    targets.push({
+      target: `find page 500 by cursor p99 ≤ 1.5× page 1, uncached, ${LOAD_CONNECTIONS} connections`,
+      measured: `${formatNumber(deep, 2)}× (${wholeMs(cursor500Figures.uncached.load.p99)} against ${wholeMs(first.uncached.load.p99)})`,
+      met: deep <= 1.5,
+    });
   }
   targets.push(
     check(`bulk status of ${formatNumber(bulk.ids)} ids p99 < 300 ms`, bulk.service.p99, 300, formatMs),

@@ -16,6 +16,7 @@ import { withSetUpLock } from './db/set-up-lock.ts';
 import { loadOperatorKey, SecretBox } from './security/secret-box.ts';
 import { sealLegacySecrets } from './security/seal-legacy-secrets.ts';
 import { ServiceMetrics } from './metrics/service-metrics.ts';
+import { CursorCodec } from './http/cursor.ts';
 
 /** Shared state of one service process. */
 export interface Runtime {
@@ -29,6 +30,8 @@ export interface Runtime {
   changes: ChangeRunner;
   /** Seals and opens stored secrets with the operator key (P160). */
   secrets: SecretBox;
+  /** Signs and checks the cursors of keyset pagination (P172), with a key derived from the operator key. */
+  cursors: CursorCodec;
   /** The pg-boss job queue on the same database. */
   jobs: JobQueue;
   /** The Prometheus metrics of this process (its own registry, P129). */
@@ -111,6 +114,7 @@ export async function createRuntime(
     authenticator: new TokenAuthenticator(database.db, notifier),
     changes: new ChangeRunner(database.db),
     secrets,
+    cursors: new CursorCodec(secrets.deriveKey('seller-ops keyset cursor')),
     jobs: new JobQueue(queue, config.webhookPollSeconds),
     metrics: new ServiceMetrics(database.db, database.pool),
     workers: options.workers !== false,

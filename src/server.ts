@@ -12,15 +12,8 @@ import { createGroups, startGroupWorkers } from './modules/index.ts';
 import { loadDictionary, sampleDictionary } from './modules/catalog/dictionary.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.ts';
-import {
-  PROVIDER_URL_VARIABLES,
-  SANDBOXES,
-  startMissingSandboxes,
-  type SandboxServer,
-} from './connectors/sandboxes.ts';
+import type { SandboxServer } from './connectors/sandboxes.ts';
 import { AccountService } from './modules/accounts/service.ts';
-import { providerASandbox } from './connectors/cash-register/provider-a/sandbox.ts';
-import { market1Sandbox } from './connectors/market1/sandbox.ts';
 
 /** The demo organization's Market1 API key on the sandbox (any key is an account of its own there, P96). */
 const DEMO_MARKET1_KEY = 'demo';
@@ -82,8 +75,10 @@ export async function startService(
   let sandboxes: SandboxServer[] = [];
   const closeSandboxes = () => Promise.all(sandboxes.map((server) => server.close()));
   try {
-    if (embedded) ({ config, servers: sandboxes } = await startMissingSandboxes(config));
-    if (sandboxes.length > 0) printSandboxes(sandboxes);
+    // The sandboxes (and their modules) are loaded only by an embedded start that serves them.
+    const sandboxKit = embedded ? await loadSandboxKit() : undefined;
+    if (sandboxKit) ({ config, servers: sandboxes } = await sandboxKit.startMissingSandboxes(config));
+    if (sandboxKit && sandboxes.length > 0) printSandboxes(sandboxKit, sandboxes);
     const opened = await createRuntime(config, databaseUrl, {
       extraMigrationFolders: options.extraMigrationFolders,
       onSetUpRetry: (message) => app?.log.warn(message),
@@ -95,7 +90,7 @@ export async function startService(
     app = listening;
     await listening.listen({ port: config.port, host: config.host });
     await opened.setUp();
-    if (config.seedDemo) await opened.setUpOnce(() => seedDemo(opened, sandboxes));
+    if (config.seedDemo) await opened.setUpOnce(() => seedDemo(opened, sandboxes, sandboxKit));
     await startGroupWorkers(opened, groups);
     const address = listening.server.address();
     const url =
@@ -121,14 +116,32 @@ export async function startService(
   }
 }
 
+/** The sandbox modules an embedded start needs: starting the missing ones, printing them, the demo's settings. */
+async function loadSandboxKit() {
+  const [
+    { startMissingSandboxes, SANDBOXES, PROVIDER_URL_VARIABLES },
+    { providerASandbox },
+    { market1Sandbox },
+  ] = await Promise.all([
+    import('./connectors/sandboxes.ts'),
+    import('./connectors/cash-register/provider-a/sandbox.ts'),
+    import('./connectors/market1/sandbox.ts'),
+  ]);
+  return { startMissingSandboxes, SANDBOXES, PROVIDER_URL_VARIABLES, providerASandbox, market1Sandbox };
+}
+
+type SandboxKit = Awaited<ReturnType<typeof loadSandboxKit>>;
+
 /**
  * Prints the URLs of the sandboxes this process started: they live as long as the process, on ports chosen at
  * start, and another instance of the service reaches the same ones only through these variables.
  */
-function printSandboxes(servers: SandboxServer[]): void {
+function printSandboxes(kit: SandboxKit, servers: SandboxServer[]): void {
   const lines = servers.map((server) => {
-    const definition = SANDBOXES.find((candidate) => candidate.name === server.name);
-    const variable = definition ? `  (${PROVIDER_URL_VARIABLES[definition.urlSetting]}=${server.url})` : '';
+    const definition = kit.SANDBOXES.find((candidate) => candidate.name === server.name);
+    const variable = definition
+      ? `  (${kit.PROVIDER_URL_VARIABLES[definition.urlSetting]}=${server.url})`
+      : '';
     return `  ${server.name}: ${server.url}${variable}`;
   });
   process.stdout.write(
@@ -146,7 +159,11 @@ function printSandboxes(servers: SandboxServer[]): void {
  * Creates the demo account when the database has no client yet (D1.5), with the sample dictionaries and, for
  * the sandboxes this process serves, a cash register and a Market1 integration; prints its credentials once.
  */
-async function seedDemo(runtime: Runtime, sandboxes: readonly SandboxServer[]): Promise<void> {
+async function seedDemo(
+  runtime: Runtime,
+  sandboxes: readonly SandboxServer[],
+  kit: SandboxKit | undefined,
+): Promise<void> {
   const accounts = new AccountService(runtime.database.db, runtime.secrets);
   const demo = await accounts.seedDemoAccount(runtime.config.dataDir);
   if (!demo) return;
@@ -154,7 +171,7 @@ async function seedDemo(runtime: Runtime, sandboxes: readonly SandboxServer[]): 
   await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));
   // ... and, when this process serves provider A's sandbox, an account there, so receipts work out of the box
   // (P77); without baseUrl it follows the sandbox to whatever port it gets on each start.
-  if (sandboxes.some((server) => server.name === providerASandbox.name))
+  if (kit && sandboxes.some((server) => server.name === kit.providerASandbox.name))
     await accounts.setCashRegister(demo.organizationId, {
       service: 'CASH_REGISTER_A',
       login: 'demo',
@@ -165,7 +182,7 @@ async function seedDemo(runtime: Runtime, sandboxes: readonly SandboxServer[]): 
     });
   // ... and, when it serves the Market1 sandbox, a Market1 integration, so the campaign operations work out of
   // the box (P109); without baseUrl it follows MARKET1_API_URL, the sandbox's URL of this start.
-  if (sandboxes.some((server) => server.name === market1Sandbox.name))
+  if (kit && sandboxes.some((server) => server.name === kit.market1Sandbox.name))
     await accounts.setIntegration(demo.organizationId, { service: 'SERVICE_01', apiKey: DEMO_MARKET1_KEY });
   printDemoCredentials(demo, runtime.config.dataDir);
 }

@@ -14,7 +14,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Runtime } from '../runtime.ts';
@@ -81,6 +81,8 @@ export async function installRateLimit(app: FastifyInstance, runtime: Runtime): 
   if (config.rateLimitMax === 0) return;
   let redis: Redis | undefined;
   if (config.rateLimitStore === 'redis') {
+    // Loaded only with the redis store: a process on the database store never holds the client.
+    const { Redis } = await import('ioredis');
     redis = new Redis(config.redisUrl as string, { lazyConnect: true, maxRetriesPerRequest: 1 });
     // Connection errors surface as failed increments (logged per request); the client reconnects by itself.
     redis.on('error', () => undefined);

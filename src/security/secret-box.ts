@@ -8,7 +8,7 @@
  * `SECRET_KEY` (base64 or 64 hex digits) or, when unset, the file `<DATA_DIR>/secret-key` created with mode
  * 0600 on first start.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -34,6 +34,11 @@ export class SecretBox {
   /** Whether `value` is in the sealed form (anything else is a legacy plain value). */
   static isSealed(value: string): boolean {
     return value.startsWith(PREFIX);
+  }
+
+  /** A 32-byte key for `purpose` derived from the operator key (HKDF-SHA-256), e.g. to sign cursors (P172). */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), purpose, 32));
   }
 
   /** Seals `plain` with a fresh random IV (sealing the same value twice gives different text). */

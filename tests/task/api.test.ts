@@ -66,7 +66,7 @@ describe('findTask', () => {
     const { account, tasks } = await accountWithTasks();
     const all = tasks.map((task) => task.id).reverse();
     const first = await find(account.readToken, { limit: 2 });
-    expect(Object.keys(first).sort()).toEqual(['page', 'rows']);
+    expect(Object.keys(first).sort()).toEqual(['nextCursor', 'page', 'rows']);
     expect(ids(first)).toEqual(all.slice(0, 2));
     expect(await find(account.readToken, { limit: 2, page: 3, count: true })).toMatchObject({
       page: 3,

@@ -11,7 +11,7 @@ import type { DB } from '../../db/schema.ts';
 import { defineTask, type TaskDefinition } from '../task/definition.ts';
 import { exportExtent, pagesOfExportRows } from './export-rows.ts';
 import { resolveCampaignFilter, type CampaignFilter } from './filter.ts';
-import { StatsWorkbookWriter, XLSX_CONTENT_TYPE, type FilterSetting } from './stats-workbook.ts';
+import type { FilterSetting } from './stats-workbook.ts';
 
 /** The TmsTask `type` of the export (spec §2). */
 export const EXPORT_TASK_TYPE = 'CAMPAIGN_STATS_FILE_TASK';
@@ -74,6 +74,8 @@ export function campaignStatsFileTask(db: Kysely<DB>): TaskDefinition<ExportProp
           const from = filter.days.from ?? extent.firstDay;
           const to = filter.days.to ?? extent.lastDay;
           const fileName = from && to ? `campaign-stats-${from}-${to}.xlsx` : 'campaign-stats.xlsx';
+          // The XLSX writer (exceljs) is loaded by the first export, not by every process at start.
+          const { StatsWorkbookWriter, XLSX_CONTENT_TYPE } = await import('./stats-workbook.ts');
           await writeFile({ fileName, contentType: XLSX_CONTENT_TYPE }, async (stream) => {
             const workbook = new StatsWorkbookWriter(stream, task.lang);
             for await (const page of pagesOfExportRows(trx, filter, names)) {

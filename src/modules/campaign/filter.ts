@@ -8,6 +8,7 @@
  * (`STATISTICS_TIME_ZONE`, Europe/Moscow, UTC+3 all year). `dateFrom`/`dateTo` accept a date (`YYYY-MM-DD`, that
  * day) or a date-time (the Moscow day containing the instant); both bounds are inclusive.
  */
+import type { CursorPosition } from '../../http/cursor.ts';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
@@ -129,6 +130,8 @@ export interface ResolvedCampaignFilter {
   limit: number;
   page: number;
   offset: number;
+  /** The row a page by cursor continues after (`getCampaigns`, P172); then `offset` is 0. */
+  after?: CursorPosition;
   count: boolean;
 }
 

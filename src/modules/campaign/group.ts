@@ -29,7 +29,12 @@ export function createCampaignGroup(runtime: Runtime, tasks: TaskService): Resou
   runtime.onClose(async () => access.close());
   const importKinds = campaignImportKinds(db, access);
   const operations = new CampaignOperations(db, runtime.changes, access, tasks, importKinds);
-  const statistics = new CampaignStatisticsService(db, access, runtime.config.statisticsConcurrency);
+  const statistics = new CampaignStatisticsService(
+    db,
+    access,
+    runtime.config.statisticsConcurrency,
+    runtime.cursors,
+  );
   const exportKind = campaignStatsFileTask(db);
   const exports = new CampaignExportService(runtime.changes, access, tasks, exportKind);
   const kinds = [importKinds.importKind, importKinds.reloadKind, exportKind] as TaskDefinition<never>[];

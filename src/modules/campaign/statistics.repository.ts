@@ -17,6 +17,7 @@ import {
   type SqlBool,
 } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import type { CampaignStatus, CampaignType } from '../../connectors/market1/connector.ts';
 import { campaignConditions, type CampaignSortField, type ResolvedCampaignFilter } from './filter.ts';
 import { STATISTIC_METRICS } from './statistic-totals.ts';
@@ -315,6 +316,22 @@ const STATISTIC_SORT_COLUMNS: Partial<Record<CampaignSortField, string>> = {
   ORDERSAMOUNT: 'orders_amount',
 };
 
+/**
+ * The keyset order (P172) of a page in a campaign order (`campaignOrder`, on `campaign`) or a statistics order
+ * (`orderBy` without the row type, on the rows aliased `row`); PostgreSQL's default null placement.
+ */
+function keysetOrder(filter: ResolvedCampaignFilter, on: 'campaign' | 'row'): KeysetOrder {
+  const columns: Partial<Record<CampaignSortField, string>> =
+    on === 'campaign' ? CAMPAIGN_SORT_COLUMNS : STATISTIC_SORT_COLUMNS;
+  const column = filter.sortBy === undefined ? undefined : columns[filter.sortBy];
+  return {
+    column: column === undefined ? undefined : sql.ref(`${on}.${column}`),
+    id: sql.ref(on === 'campaign' ? 'campaign.id' : 'row.campaign_id'),
+    ascending: filter.ascending,
+    nullsFirst: !filter.ascending,
+  };
+}
+
 /** `order by` of a page: the sort field, then the campaign id in the same direction (D4.4), then the row type. */
 function orderBy(filter: ResolvedCampaignFilter, withRowType: boolean): RawBuilder<unknown> {
   const direction = filter.ascending ? sql`asc` : sql`desc`;
@@ -358,6 +375,12 @@ function pageTotal(
 ): RawBuilder<number | null> {
   return filter.count ? sql<number>`(${matchingRowCount(db, filter, unallocatedRows)})` : sql<null>`null`;
 }
+
+/** A row of a `getCampaigns` page: the campaign, `total` with `count`, its sort value as text for the cursor. */
+export type CampaignPageRow = Selectable<CampaignTable> & {
+  total: number | null;
+  keyset_value: string | null;
+};
 
 /** Statistics reads of one client (the filter carries the client scope). */
 export const statisticsRepository = {
@@ -450,31 +473,38 @@ export const statisticsRepository = {
   /**
    * One page of campaigns (`getCampaigns`): sorted by a campaign column, or by the campaign's whole statistics
    * over the range for a statistics `sortBy`; `isStatCampaign` keeps campaigns with statistics rows in the range.
-   * With `count` each row carries the number of campaigns listed (`campaignCount`).
+   * With `count` each row carries the number of campaigns listed (`campaignCount`). A page has `limit + 1`
+   * rows when there is a next one; it starts after `offset` rows or after a cursor's row (P172), each row
+   * carrying its sort value as text (`keyset_value`).
    */
-  async campaignPage(
-    db: Kysely<DB>,
-    filter: ResolvedCampaignFilter,
-  ): Promise<Array<Selectable<CampaignTable> & { total: number | null }>> {
+  async campaignPage(db: Kysely<DB>, filter: ResolvedCampaignFilter): Promise<Array<CampaignPageRow>> {
     const total = pageTotal(db, filter, false);
     if (!sortsByStatistics(filter.sortBy)) {
+      const order = keysetOrder(filter, 'campaign');
       return db
         .selectFrom('campaign')
         .selectAll('campaign')
-        .select(total.as('total'))
+        .select([total.as('total'), keysetValue(order).as('keyset_value')])
         .where((eb) => selectionConditions(eb, filter))
+        .$if(filter.after !== undefined, (qb) =>
+          qb.where(keysetAfter(order, filter.after as NonNullable<ResolvedCampaignFilter['after']>)),
+        )
         .orderBy(campaignOrder(filter))
-        .limit(filter.limit)
+        .limit(filter.limit + 1)
         .offset(filter.offset)
         .execute();
     }
-    const result = await sql<Selectable<CampaignTable> & { total: number | null }>`
+    const order = keysetOrder(filter, 'row');
+    const after = filter.after === undefined ? sql`true` : keysetAfter(order, filter.after);
+    const result = await sql<CampaignPageRow>`
       with sums as (${sumsRelation(filter, matchingCampaigns(db, filter))}),
       whole as (select sums.campaign_id, ${METRICS.whole} from sums),
       row as (select whole.*, ${derivedValues} from whole)
-      select campaign.*, ${total} as total from row join campaign on campaign.id = row.campaign_id
+      select campaign.*, ${total} as total, ${keysetValue(order)} as keyset_value
+      from row join campaign on campaign.id = row.campaign_id
+      where ${after}
       order by ${orderBy(filter, false)}
-      limit ${filter.limit} offset ${filter.offset}`.execute(db);
+      limit ${filter.limit + 1} offset ${filter.offset}`.execute(db);
     return result.rows;
   },
 

@@ -6,6 +6,7 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import { errorResponses } from '../../http/schemas.ts';
 import { CampaignFilterQuery } from './filter.ts';
 import {
+  CampaignListQuery,
   CampaignTotalStats,
   FindResponseCampaign,
   FindResponseStatCampaign,
@@ -55,7 +56,7 @@ export const statisticsRoutes =
         schema: {
           tags,
           summary: 'A page of the campaigns of the organization matching the filter',
-          querystring: CampaignFilterQuery,
+          querystring: CampaignListQuery,
           response: { 200: FindResponseCampaign, ...errorResponses },
         },
       },

@@ -3,6 +3,7 @@
  * CampaignTotalStats; §4.6 getStatCampaigns, getTotalStatCampaigns, getCampaigns; D4). Money is roubles as a
  * JSON number with at most 2 decimals; ratios are percents rounded to 2 decimals (P111).
  */
+import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
 import { Type, type Static } from 'typebox';
 import { ServiceSchema, StringEnum } from '../../domain/enums.ts';
 import { DateTime as DateTimeSchema, Int64, Nullable, Page } from '../../http/schemas.ts';
@@ -89,5 +90,12 @@ export const TotalStatCampaignsQuery = Type.Object(
 );
 export type TotalStatCampaignsQuery = Static<typeof TotalStatCampaignsQuery>;
 
-/** A page of campaigns (`getCampaigns`, P114): the list shape of D4.2. */
-export const FindResponseCampaign = Page(Type.Ref('Campaign'), { title: 'FindResponseCampaign' });
+/** A page of campaigns (`getCampaigns`, P114): the list shape of D4.2 with `nextCursor` (P172). */
+export const FindResponseCampaign = KeysetPage(Type.Ref('Campaign'), { title: 'FindResponseCampaign' });
+
+/** Query of `getCampaigns`: the CampaignFilter query set and a `cursor` of keyset pagination (P172). */
+export const CampaignListQuery = Type.Object(
+  { ...CampaignFilterQuery.properties, ...CursorQuery },
+  { title: 'CampaignListQuery' },
+);
+export type CampaignListQuery = Static<typeof CampaignListQuery>;

@@ -7,19 +7,26 @@ import type { Kysely } from 'kysely';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../http/auth.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError, validationError } from '../../http/errors.ts';
+import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 import { resolveCampaignFilter, type CampaignFilterQuery, type ResolvedCampaignFilter } from './filter.ts';
 import { MARKET1_SERVICE, type Market1Access } from './market1-access.ts';
 import { presentCampaign } from './presenter.ts';
 import type { Campaign } from './schemas.ts';
 import { statisticsRepository, type CampaignTotalRow, type StatisticSums } from './statistics.repository.ts';
-import type { CampaignStat, CampaignTotalStats, TotalStatCampaignsQuery } from './statistics.schemas.ts';
+import type {
+  CampaignListQuery,
+  CampaignStat,
+  CampaignTotalStats,
+  TotalStatCampaignsQuery,
+} from './statistics.schemas.ts';
 
 /** A page of campaigns (D4.2). */
 export interface CampaignPage {
   rows: Campaign[];
   page: number;
   total?: number;
+  nextCursor?: string;
 }
 
 /** The sums and D10.4 values of a row as API numbers (money roubles, ratios percents; exact to 2 decimals). */
@@ -68,6 +75,7 @@ export class CampaignStatisticsService {
     private readonly db: Kysely<DB>,
     private readonly access: Market1Access,
     concurrency: number,
+    private readonly cursors: CursorCodec,
   ) {
     this.limit = pLimit(concurrency);
   }
@@ -137,23 +145,38 @@ export class CampaignStatisticsService {
   /**
    * `getCampaigns`: a page of the client's campaigns matching the filter (P114), `{rows, page, total?}` (D4.2);
    * a statistics `sortBy` sorts by the campaign's whole statistics over the day range. `service` defaults to
-   * Market1, the only marketplace with campaigns (D10.1).
-   * @throws AppError of the access checks (spec §7), `error_validation` for a malformed filter
+   * Market1, the only marketplace with campaigns (D10.1). By `page` (or `offset`) or after a `cursor` (P172).
+   * @throws AppError of the access checks (spec §7), `error_validation` for a malformed filter or cursor
    */
-  async campaigns(principal: Principal, query: CampaignFilterQuery): Promise<CampaignPage> {
-    const filter = await this.resolve(principal, query, MARKET1_SERVICE);
-    const { rows, total } = await this.limit(async () => {
-      const rows = await statisticsRepository.campaignPage(this.db, filter);
+  async campaigns(principal: Principal, query: CampaignListQuery): Promise<CampaignPage> {
+    const resolved = await this.resolve(principal, query, MARKET1_SERVICE);
+    const scope = {
+      list: 'campaign.getCampaigns',
+      clientId: principal.clientId,
+      sortBy: resolved.sortBy ?? 'ID',
+      ascending: resolved.ascending,
+    };
+    if (query.cursor !== undefined && query.offset !== undefined)
+      throw validationError('offset', 'cannot be sent together with cursor');
+    const { page, after } = resolvePaging(this.cursors, query, scope);
+    const filter = after === undefined ? resolved : { ...resolved, page, offset: 0, after };
+    const { read, total } = await this.limit(async () => {
+      const read = await statisticsRepository.campaignPage(this.db, filter);
       // `total` is carried by the page's rows (P154); a page past the end has none to carry it, and counts alone
       const total = filter.count
-        ? (rows[0]?.total ?? (await statisticsRepository.campaignCount(this.db, filter)))
+        ? (read[0]?.total ?? (await statisticsRepository.campaignCount(this.db, filter)))
         : undefined;
-      return { rows, total };
+      return { read, total };
     });
+    const { rows, nextCursor } = cutPage(this.cursors, scope, read, filter.limit, page, (row) => ({
+      value: row.keyset_value,
+      id: row.id,
+    }));
     return {
       rows: rows.map((row) => presentCampaign(row)),
       page: filter.page,
       ...(total !== undefined && { total }),
+      ...(nextCursor !== undefined && { nextCursor }),
     };
   }
 }

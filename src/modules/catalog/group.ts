@@ -12,7 +12,7 @@ import { CatalogService } from './service.ts';
 
 /** Builds the catalog groups over `runtime`: the API and the dictionary lookups (D11.3). */
 export function createCatalogGroups(runtime: Runtime): ResourceGroup[] {
-  const catalog = new CatalogService(runtime.database.db, runtime.changes);
+  const catalog = new CatalogService(runtime.database.db, runtime.changes, runtime.cursors);
   runtime.changes.registerRenderer(['CREATE_PRODUCT'], (trx, ids) => catalog.renderProducts(trx, ids));
   return [
     { name: 'catalog', scope: 'api', prefix: '', routes: catalogRoutes(catalog) },

@@ -2,7 +2,7 @@
  * SQL of the catalog group (D11). Every query is scoped by the caller's client (D1.1); a model's views and
  * products are always reached through the model, so a foreign id is never visible.
  */
-import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type {
   BrandTable,
@@ -226,18 +226,41 @@ function productRows(db: Kysely<DB>) {
     .where('model.deleted', '=', false);
 }
 
+/**
+ * `product.id` among the client's products whose name or model article contains `text` (case-insensitive), or
+ * whose barcode is `text`: each part a statement of its own over one table, so each is served by its index (the
+ * trigram indexes of name and article, P173; the barcode btree) instead of a filter over the join.
+ */
+function matchesText(db: Kysely<DB>, clientId: number, text: string) {
+  const pattern = `%${escapeLike(text)}%`;
+  return sql<SqlBool>`product.id in (${db
+    .selectFrom('product as named')
+    .select('named.id')
+    .where('named.client_id', '=', clientId)
+    .where('named.name', 'ilike', pattern)
+    .union(
+      db
+        .selectFrom('product_model as model')
+        .innerJoin('product as of_model', 'of_model.model_id', 'model.id')
+        .select('of_model.id')
+        .where('model.client_id', '=', clientId)
+        .where('of_model.client_id', '=', clientId)
+        .where('model.article', 'ilike', pattern),
+    )
+    .union(
+      db
+        .selectFrom('product as coded')
+        .select('coded.id')
+        .where('coded.client_id', '=', clientId)
+        .where('coded.barcode', '=', text),
+    )})`;
+}
+
 function filtered(db: Kysely<DB>, criteria: ProductCriteria) {
-  const pattern = criteria.query === undefined ? undefined : `%${escapeLike(criteria.query)}%`;
   return productRows(db)
     .where('product.client_id', '=', criteria.clientId)
-    .$if(pattern !== undefined, (qb) =>
-      qb.where((eb) =>
-        eb.or([
-          eb('product.name', 'ilike', pattern as string),
-          eb('model.article', 'ilike', pattern as string),
-          eb('product.barcode', '=', criteria.query as string),
-        ]),
-      ),
+    .$if(criteria.query !== undefined, (qb) =>
+      qb.where(matchesText(db, criteria.clientId, criteria.query as string)),
     )
     .$if(criteria.modelId !== undefined, (qb) =>
       qb.where('product.model_id', '=', criteria.modelId as number),
@@ -270,10 +293,7 @@ const ROW_COLUMNS = [
 
 /** Whether a search filters by a column of the model (then the page is found over the joined rows). */
 const needsModel = (criteria: ProductCriteria) =>
-  criteria.query !== undefined ||
-  criteria.article !== undefined ||
-  criteria.brandId !== undefined ||
-  criteria.categoryId !== undefined;
+  criteria.article !== undefined || criteria.brandId !== undefined || criteria.categoryId !== undefined;
 
 /** The client's live products filtered by product columns only (models are never deleted without them). */
 function productsOnly(db: Kysely<DB>, criteria: ProductCriteria) {
@@ -281,6 +301,9 @@ function productsOnly(db: Kysely<DB>, criteria: ProductCriteria) {
     .selectFrom('product')
     .where('client_id', '=', criteria.clientId)
     .where('deleted', '=', false)
+    .$if(criteria.query !== undefined, (qb) =>
+      qb.where(matchesText(db, criteria.clientId, criteria.query as string)),
+    )
     .$if(criteria.modelId !== undefined, (qb) => qb.where('model_id', '=', criteria.modelId as number))
     .$if(criteria.barcode !== undefined, (qb) => qb.where('barcode', '=', criteria.barcode as string))
     .$if(criteria.ids !== undefined, (qb) => qb.where('id', 'in', criteria.ids as number[]))
@@ -289,21 +312,40 @@ function productsOnly(db: Kysely<DB>, criteria: ProductCriteria) {
     );
 }
 
+/** Where a product page starts: after `offset` rows, or after the product id of a cursor (P172). */
+export type ProductPageStart = { offset: number } | { afterId: number };
+
 /**
  * Product search (stable: ordered by id, ties impossible). Without a model filter the page's ids are found on
  * `product` alone and only those rows are joined (a deferred join: deep pages skip 100 joins per row skipped).
+ * A page has `limit + 1` rows when there is a next one.
  */
 export const productFindRepository = {
-  page: (db: Kysely<DB>, criteria: ProductCriteria, ascending: boolean, limit: number, offset: number) => {
+  page: (
+    db: Kysely<DB>,
+    criteria: ProductCriteria,
+    ascending: boolean,
+    limit: number,
+    from: ProductPageStart,
+  ) => {
     const direction = ascending ? 'asc' : 'desc';
+    const offset = 'offset' in from ? from.offset : 0;
+    const afterId = 'afterId' in from ? from.afterId : undefined;
+    const after = ascending ? '>' : '<';
     if (needsModel(criteria))
       return filtered(db, criteria)
         .select(ROW_COLUMNS)
+        .$if(afterId !== undefined, (qb) => qb.where('product.id', after, afterId as number))
         .orderBy('product.id', direction)
-        .limit(limit)
+        .limit(limit + 1)
         .offset(offset)
         .execute();
-    const ids = productsOnly(db, criteria).select('id').orderBy('id', direction).limit(limit).offset(offset);
+    const ids = productsOnly(db, criteria)
+      .select('id')
+      .$if(afterId !== undefined, (qb) => qb.where('id', after, afterId as number))
+      .orderBy('id', direction)
+      .limit(limit + 1)
+      .offset(offset);
     return productRows(db)
       .select(ROW_COLUMNS)
       .where('product.id', 'in', ids)

@@ -4,6 +4,7 @@
  * reference's ProductModel, ProductView and Product, restricted to what we store (P40). Dates are ISO 8601 UTC;
  * ids are int64.
  */
+import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
 import { Type, type Static } from 'typebox';
 import {
   DateTime,
@@ -247,6 +248,7 @@ export type ProductRow = Static<typeof ProductRow>;
 /** Query of `GET /api/product/find` (D4; stable `sortBy=ID` paging, `count` only when asked). */
 export const ProductFindQuery = Type.Object({
   ...PagingQuery,
+  ...CursorQuery,
   query: Type.Optional(Type.String({ maxLength: 200, description: 'Substring of name, article or barcode' })),
   modelId: Type.Optional(Int64()),
   article: Type.Optional(Type.String({ maxLength: 200, description: 'Exact model article' })),
@@ -260,6 +262,6 @@ export const ProductFindQuery = Type.Object({
 });
 export type ProductFindQuery = Static<typeof ProductFindQuery>;
 
-export const ProductPage = Page(Type.Ref('ProductRow'), { title: 'FindResponseProduct' });
+export const ProductPage = KeysetPage(Type.Ref('ProductRow'), { title: 'FindResponseProduct' });
 
 export const IdParams = Type.Object({ id: Int64String });

@@ -6,6 +6,7 @@
  * Every mutation is one change (`ChangeRunner.run`); creating final products raises one `CREATE_PRODUCT` event
  * each (spec §6). A model's `versionId` grows by one with every change of the card, its products included.
  */
+import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { ChangeRunner, ChangeSet } from '../../changes/change-runner.ts';
@@ -47,12 +48,14 @@ import type {
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
 type Page<T> = { rows: T[]; page: number; total?: number };
+type KeysetPageOf<T> = Page<T> & { nextCursor?: string };
 
 /** Operations of the catalog group. */
 export class CatalogService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly changes: ChangeRunner,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /**
@@ -354,10 +357,12 @@ export class CatalogService {
     });
   }
 
-  /** A page of product rows (stable id order; `count` only when asked, D4). */
-  async findProducts(principal: Principal, query: ProductFindQuery): Promise<Page<ProductRow>> {
+  /** A page of product rows (stable id order; `count` only when asked, D4), by `page` or after a `cursor` (P172). */
+  async findProducts(principal: Principal, query: ProductFindQuery): Promise<KeysetPageOf<ProductRow>> {
     const limit = query.limit ?? 100;
-    const page = query.page ?? 1;
+    const ascending = query.ascending ?? true;
+    const scope = { list: 'product.find', clientId: principal.clientId, sortBy: 'ID', ascending };
+    const { page, after } = resolvePaging(this.cursors, query, scope);
     const criteria = {
       clientId: principal.clientId,
       query: query.query,
@@ -369,17 +374,22 @@ export class CatalogService {
       ids: query.ids,
       modifiedSince: query.modifiedDate === undefined ? undefined : new Date(query.modifiedDate),
     };
-    const rows = await productFindRepository.page(
+    const read = await productFindRepository.page(
       this.db,
       criteria,
-      query.ascending ?? true,
+      ascending,
       limit,
-      (page - 1) * limit,
+      after === undefined ? { offset: (page - 1) * limit } : { afterId: after.id },
     );
+    const { rows, nextCursor } = cutPage(this.cursors, scope, read, limit, page, (row) => ({
+      value: null,
+      id: row.id,
+    }));
     return {
       rows: rows.map(presentProductRow),
       page,
       ...(query.count && { total: await productFindRepository.count(this.db, criteria) }),
+      ...(nextCursor !== undefined && { nextCursor }),
     };
   }
 

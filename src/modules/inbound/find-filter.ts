@@ -4,6 +4,7 @@
  * and every value we do not store (print, export, SystemA flags, brands, passages, boxes…) is dropped.
  */
 import { validationError } from '../../http/errors.ts';
+import type { CursorPosition } from '../../http/cursor.ts';
 import type { OrderFilterQuery, OrderFindQuery } from './schemas.ts';
 
 /** A time range; `from` inclusive, `to` inclusive unless `toExclusive`. */
@@ -18,6 +19,8 @@ export interface FindCriteria {
   limit: number;
   offset: number;
   page: number;
+  /** The row a page by cursor continues after (then `offset` is not used). */
+  after?: CursorPosition;
   count: boolean;
   withProducts: boolean;
   deleted: boolean;

@@ -1,10 +1,12 @@
 /**
  * SQL of `GET /api/inbound/find` (D4, D5.10). A page is read with a deferred join: the page's ids come from an
- * index-only scan of `(client_id, id)` (partial indexes on `deleted`), and only those rows are fetched, so deep
- * pages stay cheap. Ties of any sort break by id in the same direction, so pages never overlap or skip.
+ * index-only scan of `(client_id, id)` (partial indexes on `deleted`), and only those rows are fetched. Ties of
+ * any sort break by id in the same direction, so pages never overlap or skip. A page after a cursor starts
+ * after the cursor's row (keyset pagination, P172) instead of skipping rows.
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import { CLOSED_ORDER_STATUSES, type OrderSortField } from './enums.ts';
 import type { DateRange, FindCriteria } from './find-filter.ts';
 import type { OrderRow } from './presenter.ts';
@@ -46,6 +48,14 @@ const SORT_COLUMNS: Record<OrderSortField, OrderColumn> = {
   DATE: 'created',
   SERVICEWAREHOUSEID: 'service_warehouse_id',
 };
+
+/** The keyset order of a sort column (PostgreSQL's default null placement: nulls last when ascending). */
+const keysetOrder = (column: OrderColumn, ascending: boolean): KeysetOrder => ({
+  column: column === 'id' ? undefined : sql.ref(`inbound_order.${column}`),
+  id: sql.ref('inbound_order.id'),
+  ascending,
+  nullsFirst: !ascending,
+});
 
 /** Escapes `%`, `_` and `\` for a LIKE pattern. */
 const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
@@ -159,21 +169,34 @@ function conditions(eb: Eb, clientId: number, criteria: FindCriteria): Array<Exp
 
 /** Document search of one client. */
 export const findRepository = {
-  /** One page of documents matching `criteria`, in the requested order. */
-  page: (db: Kysely<DB>, clientId: number, criteria: FindCriteria): Promise<OrderRow[]> => {
+  /**
+   * One page of documents matching `criteria`, in the requested order, with one row more than `limit` when there
+   * is a next page; each row carries its sort value as text (`keyset_value`) for the cursor.
+   */
+  page: (
+    db: Kysely<DB>,
+    clientId: number,
+    criteria: FindCriteria,
+  ): Promise<Array<OrderRow & { keyset_value: string | null }>> => {
     const column = SORT_COLUMNS[(criteria.sortBy ?? 'ID') as OrderSortField];
     const direction = criteria.ascending ? 'asc' : 'desc';
+    const order = keysetOrder(column, criteria.ascending);
     let ids = db
       .selectFrom('inbound_order')
       .select('inbound_order.id')
-      .where((eb) => eb.and(conditions(eb, clientId, criteria)));
+      .where((eb) => eb.and(conditions(eb, clientId, criteria)))
+      .$if(criteria.after !== undefined, (qb) =>
+        qb.where(keysetAfter(order, criteria.after as NonNullable<FindCriteria['after']>)),
+      );
     if (column !== 'id') ids = ids.orderBy(`inbound_order.${column}`, direction);
-    ids = ids.orderBy('inbound_order.id', direction).limit(criteria.limit).offset(criteria.offset);
+    ids = ids.orderBy('inbound_order.id', direction).limit(criteria.limit + 1);
+    if (criteria.after === undefined) ids = ids.offset(criteria.offset);
 
     let rows = db
       .selectFrom('inbound_order')
       .innerJoin(ids.as('page'), 'page.id', 'inbound_order.id')
-      .selectAll('inbound_order');
+      .selectAll('inbound_order')
+      .select(keysetValue(order).as('keyset_value'));
     if (column !== 'id') rows = rows.orderBy(`inbound_order.${column}`, direction);
     return rows.orderBy('inbound_order.id', direction).execute();
   },

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
+import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 import type { InboundCaches } from './order-cache.ts';
 import { resolveFindCriteria, resolveHistoryCriteria } from './find-filter.ts';
 import { findRepository } from './find.repository.ts';
@@ -18,6 +19,7 @@ export interface ListPage<T> {
   rows: T[];
   page: number;
   total?: number;
+  nextCursor?: string;
   _links: { self: { href: string } };
 }
 
@@ -27,6 +29,7 @@ export class InboundFindService {
     private readonly db: Kysely<DB>,
     private readonly baseUrl: string,
     private readonly caches: InboundCaches,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /**
@@ -47,16 +50,28 @@ export class InboundFindService {
 
   /**
    * Documents of the caller's client matching the filter set, without positions unless `withProducts=true`;
-   * deleted ones only with `deleted=true`; newest first unless `sortBy`/`ascending` say otherwise.
+   * deleted ones only with `deleted=true`; newest first unless `sortBy`/`ascending` say otherwise. A page by
+   * `page` or after a `cursor` (P172); `nextCursor` continues after the page's last row when there is more.
    * @param path the request path with its query, for `_links.self`
-   * @throws 400 `error_validation` for a malformed date parameter
+   * @throws 400 `error_validation` for a malformed date parameter or cursor
    */
   async find(principal: Principal, query: OrderFindQuery, path: string): Promise<ListPage<Order>> {
-    const criteria = resolveFindCriteria(query);
-    const [rows, total] = await Promise.all([
+    const scope = {
+      list: 'inbound.find',
+      clientId: principal.clientId,
+      sortBy: query.sortBy ?? 'ID',
+      ascending: query.ascending === true,
+    };
+    const paging = resolvePaging(this.cursors, query, scope);
+    const criteria = { ...resolveFindCriteria(query), page: paging.page, after: paging.after };
+    const [read, total] = await Promise.all([
       findRepository.page(this.db, principal.clientId, criteria),
       criteria.count ? findRepository.count(this.db, principal.clientId, criteria) : undefined,
     ]);
+    const { rows, nextCursor } = cutPage(this.cursors, scope, read, criteria.limit, criteria.page, (row) => ({
+      value: row.keyset_value,
+      id: row.id,
+    }));
     let products: Map<number, OrderProductRow[]> | undefined;
     if (criteria.withProducts) {
       products = new Map(rows.map((row) => [row.id, []]));
@@ -70,6 +85,7 @@ export class InboundFindService {
       rows: rows.map((row) => presentOrder(row, products?.get(row.id), this.baseUrl)),
       page: criteria.page,
       ...(total !== undefined && { total }),
+      ...(nextCursor !== undefined && { nextCursor }),
       _links: selfLink(this.baseUrl, path),
     };
   }

@@ -5,6 +5,7 @@
  * Units: `price`/`totalPrice` are decimals with 2 places in the organization's currency (stored exactly);
  * dates are ISO 8601 UTC; ids are int64.
  */
+import { CursorQuery, NextCursor } from '../../http/cursor.ts';
 import { Type, type Static, type TObject } from 'typebox';
 import { ServiceSchema, StringEnum } from '../../domain/enums.ts';
 import {
@@ -403,16 +404,23 @@ export const OrderFilterQuery = Type.Object({
 });
 export type OrderFilterQuery = Static<typeof OrderFilterQuery>;
 
-/** `find` takes the filter set plus `orderId`. */
+/** `find` takes the filter set plus `orderId`, and a `cursor` of keyset pagination (P172). */
 export const OrderFindQuery = Type.Object({
   ...OrderFilterQuery.properties,
   orderId: Type.Optional(Int64Query),
+  ...CursorQuery,
 });
 export type OrderFindQuery = Static<typeof OrderFindQuery>;
 
 /** Response of `find` (reference FindResponseOrder, D4.2). */
 export const FindResponseOrder = Type.Object(
-  { rows: Type.Array(Order), page: Type.Integer(), total: Type.Optional(Type.Integer()), _links: Links },
+  {
+    rows: Type.Array(Order),
+    page: Type.Integer(),
+    total: Type.Optional(Type.Integer()),
+    nextCursor: NextCursor,
+    _links: Links,
+  },
   { $id: 'FindResponseOrder', title: 'FindResponseOrder' },
 );
 

@@ -44,11 +44,14 @@ export const keywordRepository = {
           qb.where((eb) =>
             eb.or([
               eb('g.name', 'ilike', `%${escapeLike(word ?? '')}%`),
-              eb.exists(
+              // Keywords matching the word, found once through their trigram index (P173), not per group.
+              eb(
+                'g.id',
+                'in',
                 eb
                   .selectFrom('keyword as k')
-                  .select('k.id')
-                  .whereRef('k.group_id', '=', 'g.id')
+                  .select('k.group_id')
+                  .where('k.client_id', '=', clientId)
                   .where('k.name', 'ilike', `%${escapeLike(word ?? '')}%`),
               ),
             ]),

@@ -45,7 +45,7 @@ export function createTaskGroup(runtime: Runtime): TaskGroup {
     sweepMs: config.taskSweepSeconds * 1000,
     retentionDays: config.taskRetentionDays,
   });
-  const service = new TaskService(db, runtime.changes, runner, config.publicBaseUrl);
+  const service = new TaskService(db, runtime.changes, runner, config.publicBaseUrl, runtime.cursors);
   const jobs: JobDefinition<never>[] = [];
   const wake = () => runtime.jobs.wake();
   const abandon = () => runner.abandonAll();

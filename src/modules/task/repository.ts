@@ -5,6 +5,8 @@
  */
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
+import type { CursorPosition } from '../../http/cursor.ts';
 import type { DateRange } from '../inbound/find-filter.ts';
 import type { TaskSortField } from './schemas.ts';
 import type { TaskStatus, TaskTable } from './tables.ts';
@@ -80,24 +82,36 @@ export const taskRepository = {
       .$if(lock, (qb) => qb.forUpdate())
       .executeTakeFirst(),
 
+  /**
+   * A page of tasks: `limit + 1` rows when there is a next page, after `offset` rows or after the row of a cursor
+   * (P172); null sort values count as the smallest; each row carries its sort value as text (`keyset_value`).
+   */
   page: (
     db: Kysely<DB>,
     criteria: TaskCriteria,
     sortBy: TaskSortField,
     ascending: boolean,
     limit: number,
-    offset: number,
+    from: { offset: number } | { after: CursorPosition },
   ) => {
     const direction = ascending ? 'asc' : 'desc';
     const nulls = ascending ? sql`nulls first` : sql`nulls last`;
+    const order: KeysetOrder = {
+      column: sortBy === 'ID' ? undefined : sql.ref(`task.${SORT_COLUMNS[sortBy]}`),
+      id: sql.ref('task.id'),
+      ascending,
+      nullsFirst: ascending,
+    };
     return filtered(db, criteria)
       .selectAll()
+      .select(keysetValue(order).as('keyset_value'))
+      .$if('after' in from, (qb) => qb.where(keysetAfter(order, (from as { after: CursorPosition }).after)))
       .$if(sortBy !== 'ID', (qb) =>
         qb.orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${sql.raw(direction)} ${nulls}`),
       )
       .orderBy('id', direction)
-      .limit(limit)
-      .offset(offset)
+      .limit(limit + 1)
+      .offset('offset' in from ? from.offset : 0)
       .execute();
   },
 

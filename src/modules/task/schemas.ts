@@ -3,6 +3,7 @@
  * `FindResponseTmsTask` (D4) and the query parameters of `/api/task/getTask`, `/findTask` and `/cancelTask` as the
  * reference names them (D10.3).
  */
+import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
 import { Type, type Static } from 'typebox';
 import { ServiceSchema, StringEnum } from '../../domain/enums.ts';
 import {
@@ -11,7 +12,6 @@ import {
   Int64,
   Int64String,
   Nullable,
-  Page,
   PagingQuery,
   RepeatedQuery,
 } from '../../http/schemas.ts';
@@ -88,8 +88,8 @@ export const TmsTask = Type.Object(
 export type TmsTask = Static<typeof TmsTask>;
 
 /** A page of tasks (D4.2). */
-export const FindResponseTmsTask = Page(Type.Ref('TmsTask'), { title: 'FindResponseTmsTask' });
-export type FindResponseTmsTask = { rows: TmsTask[]; page: number; total?: number };
+export const FindResponseTmsTask = KeysetPage(Type.Ref('TmsTask'), { title: 'FindResponseTmsTask' });
+export type FindResponseTmsTask = { rows: TmsTask[]; page: number; total?: number; nextCursor?: string };
 
 /** Sort fields of `findTask` (ties break by id, D4.4). */
 export const TASK_SORT_FIELDS = [
@@ -108,6 +108,7 @@ const LooseDate = Type.String({ maxLength: 40, description: 'ISO 8601 date or da
 /** Query of `GET /api/task/findTask` (D4; the reference's filters plus `createdDateFrom/To`). */
 export const FindTaskQuery = Type.Object({
   ...PagingQuery,
+  ...CursorQuery,
   id: Type.Optional(Int64()),
   type: Type.Optional(TaskTypeSchema),
   types: RepeatedQuery(TaskTypeSchema, { maxItems: 100 }),

@@ -12,6 +12,7 @@ import { notifyChange } from '../../db/notifications.ts';
 import type { Service } from '../../domain/enums.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound } from '../../http/errors.ts';
+import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 import { organizationRepository } from '../accounts/repository.ts';
 import { range } from '../inbound/find-filter.ts';
 import type { TaskDefinition } from './definition.ts';
@@ -51,6 +52,7 @@ export class TaskService {
     private readonly runner: TaskRunner,
     /** `PUBLIC_BASE_URL` (empty = relative download URLs). */
     private readonly baseUrl: string,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /**
@@ -101,12 +103,15 @@ export class TaskService {
   /**
    * A page of the caller's tasks (D4): filters `id`, `type`/`types` (any of them), `status`, `organizationId`,
    * `entityId`, `own` (the token user's), `createdDateFrom/To` (UTC; a date-only upper bound covers its day);
-   * `sortBy` (default ID) and `ascending` (default false), ties by id.
-   * @throws 400 `error_validation` for a malformed date
+   * `sortBy` (default ID) and `ascending` (default false), ties by id; by `page` or after a `cursor` (P172).
+   * @throws 400 `error_validation` for a malformed date or cursor
    */
   async find(principal: Principal, query: FindTaskQuery): Promise<FindResponseTmsTask> {
     const limit = query.limit ?? 100;
-    const page = query.page ?? 1;
+    const sortBy = query.sortBy ?? 'ID';
+    const ascending = query.ascending ?? false;
+    const scope = { list: 'task.findTask', clientId: principal.clientId, sortBy, ascending };
+    const { page, after } = resolvePaging(this.cursors, query, scope);
     const types = [...(query.type === undefined ? [] : [query.type]), ...(query.types ?? [])];
     const criteria: TaskCriteria = {
       clientId: principal.clientId,
@@ -118,18 +123,23 @@ export class TaskService {
       userId: query.own === true ? principal.userId : undefined,
       created: range(query, 'createdDateFrom', 'createdDateTo', 0),
     };
-    const rows = await taskRepository.page(
+    const read = await taskRepository.page(
       this.db,
       criteria,
-      query.sortBy ?? 'ID',
-      query.ascending ?? false,
+      sortBy,
+      ascending,
       limit,
-      (page - 1) * limit,
+      after === undefined ? { offset: (page - 1) * limit } : { after },
     );
+    const { rows, nextCursor } = cutPage(this.cursors, scope, read, limit, page, (row) => ({
+      value: row.keyset_value,
+      id: row.id,
+    }));
     return {
       rows: rows.map((row) => presentTask(row, this.baseUrl)),
       page,
       ...(query.count && { total: await taskRepository.count(this.db, criteria) }),
+      ...(nextCursor !== undefined && { nextCursor }),
     };
   }
 

@@ -29,6 +29,7 @@ export function createWebhookGroup(runtime: Runtime): WebhookGroup {
     queue,
     { allowPrivate: config.webhookAllowPrivate },
     runtime.secrets,
+    runtime.cursors,
   );
   const dispatcher = new WebhookDispatcher(
     boss,

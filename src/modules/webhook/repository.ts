@@ -237,8 +237,17 @@ export const deliveryRepository = {
     return result.rows;
   },
 
-  /** A page of a subscription's deliveries, newest first, with the event kind and entity. */
-  pageOfWebhook: (db: Kysely<DB>, clientId: number, webhookId: number, limit: number, offset: number) =>
+  /**
+   * A page of a subscription's deliveries, newest first, with the event kind and entity: `limit + 1` rows when
+   * there is a next page, after `offset` rows or below the id of a cursor's row (P172).
+   */
+  pageOfWebhook: (
+    db: Kysely<DB>,
+    clientId: number,
+    webhookId: number,
+    limit: number,
+    from: { offset: number } | { afterId: number },
+  ) =>
     db
       .selectFrom('webhook_delivery as d')
       .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
@@ -246,9 +255,10 @@ export const deliveryRepository = {
       .select(['e.type', 'e.entity_id'])
       .where('d.client_id', '=', clientId)
       .where('d.webhook_id', '=', webhookId)
+      .$if('afterId' in from, (qb) => qb.where('d.id', '<', (from as { afterId: number }).afterId))
       .orderBy('d.id', 'desc')
-      .limit(limit)
-      .offset(offset)
+      .limit(limit + 1)
+      .offset('offset' in from ? from.offset : 0)
       .execute(),
 
   countOfWebhook: async (db: Kysely<DB>, clientId: number, webhookId: number) =>

@@ -2,17 +2,11 @@
  * Schemas of the webhook group (spec §4.4, §6, decision D9). `types` ⊆ the event kinds of spec §6; the secret
  * appears only in the create response (D9.1). Delivery log rows are an extension of the spec (issue 3).
  */
+import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../../events/outbox.ts';
 import { StringEnum } from '../../domain/enums.ts';
-import {
-  DateTime as DateTimeSchema,
-  Int64,
-  Int64String,
-  Nullable,
-  Page,
-  PagingQuery,
-} from '../../http/schemas.ts';
+import { DateTime as DateTimeSchema, Int64, Int64String, Nullable, PagingQuery } from '../../http/schemas.ts';
 
 const DateTime = DateTimeSchema();
 
@@ -129,11 +123,16 @@ export const WebhookDelivery = Type.Object(
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
 /** A page of deliveries (D4.2). */
-export const WebhookDeliveryPage = Page(Type.Ref('WebhookDelivery'), { title: 'WebhookDeliveryPage' });
-export type WebhookDeliveryPage = { rows: WebhookDelivery[]; page: number; total?: number };
+export const WebhookDeliveryPage = KeysetPage(Type.Ref('WebhookDelivery'), { title: 'WebhookDeliveryPage' });
+export type WebhookDeliveryPage = {
+  rows: WebhookDelivery[];
+  page: number;
+  total?: number;
+  nextCursor?: string;
+};
 
-/** Query of the delivery log (D4.1). */
-export const DeliveriesQuery = Type.Object(PagingQuery);
+/** Query of the delivery log (D4.1, and a `cursor` of keyset pagination, P172). */
+export const DeliveriesQuery = Type.Object({ ...PagingQuery, ...CursorQuery });
 export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
 
 export const WebhookParams = Type.Object({ webhookId: Int64String });

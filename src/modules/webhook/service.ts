@@ -3,6 +3,7 @@
  * caller's client; another client's subscription is indistinguishable from a missing one (D2.5). Every mutation is
  * one change (`ChangeRunner.run`), so an idempotency key stores its answer with it (P121).
  */
+import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { SecretBox } from '../../security/secret-box.ts';
@@ -50,6 +51,7 @@ export class WebhookService {
     private readonly options: { allowPrivate: boolean },
     /** Seals the signing secret before it is stored (P160). */
     private readonly secrets: SecretBox,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /** The client's subscriptions (deleted ones excluded), without secrets. */
@@ -131,7 +133,7 @@ export class WebhookService {
   }
 
   /**
-   * A page of the subscription's deliveries, newest first (D4).
+   * A page of the subscription's deliveries, newest first (D4), by `page` or after a `cursor` (P172).
    * @throws 404 `error_not_found` {entity: 'webhook', id}
    */
   async deliveries(
@@ -141,20 +143,32 @@ export class WebhookService {
   ): Promise<WebhookDeliveryPage> {
     await this.requireWebhook(this.db, principal, webhookId);
     const limit = query.limit ?? 100;
-    const page = query.page ?? 1;
-    const rows = await deliveryRepository.pageOfWebhook(
+    // One log per subscription: the cursor's list names it, so it is refused on another subscription's log.
+    const scope = {
+      list: `webhook.deliveries.${webhookId}`,
+      clientId: principal.clientId,
+      sortBy: 'ID',
+      ascending: false,
+    };
+    const { page, after } = resolvePaging(this.cursors, query, scope);
+    const read = await deliveryRepository.pageOfWebhook(
       this.db,
       principal.clientId,
       webhookId,
       limit,
-      (page - 1) * limit,
+      after === undefined ? { offset: (page - 1) * limit } : { afterId: after.id },
     );
+    const { rows, nextCursor } = cutPage(this.cursors, scope, read, limit, page, (row) => ({
+      value: null,
+      id: row.id,
+    }));
     return {
       rows: rows.map(presentDelivery),
       page,
       ...(query.count && {
         total: await deliveryRepository.countOfWebhook(this.db, principal.clientId, webhookId),
       }),
+      ...(nextCursor !== undefined && { nextCursor }),
     };
   }
 

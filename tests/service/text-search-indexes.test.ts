@@ -1,0 +1,130 @@
+/**
+ * The `query` filters' statements can use the trigram indexes (P173): the statements the repositories run for
+ * product find, inbound find, getCampaigns, tags and keyword groups are captured and explained (sequential scans
+ * off: a test database is small enough to scan whole), and each plan reads the filtered text through its trigram
+ * index, not through a filter over the client's rows or a join. A plan, not a timing: the figures are in
+ * docs/performance.md.
+ */
+import { describe, expect, it } from 'vitest';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import type { DB } from '../../src/db/schema.ts';
+import { productFindRepository } from '../../src/modules/catalog/repository.ts';
+import { findRepository } from '../../src/modules/inbound/find.repository.ts';
+import { resolveFindCriteria } from '../../src/modules/inbound/find-filter.ts';
+import { statisticsRepository } from '../../src/modules/campaign/statistics.repository.ts';
+import { resolveCampaignFilter } from '../../src/modules/campaign/filter.ts';
+import { tagRepository } from '../../src/modules/tag/repository.ts';
+import { keywordRepository } from '../../src/modules/keyword/repository.ts';
+import { useTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createAccount, type TestAccount } from '../helpers/factories.ts';
+
+let t: TestApp;
+let account: TestAccount;
+const ROWS = 2_000;
+
+useTestApp(async (app) => {
+  t = app;
+  account = await createAccount(t.runtime);
+  const db = t.runtime.database.db;
+  const { clientId: client, organizationId: organization } = account;
+  await sql`
+    with brand as (insert into brand (client_id, name) values (${client}, 'Brand') returning id),
+    category as (insert into category (client_id, name) values (${client}, 'Category') returning id),
+    model as (
+      insert into product_model (client_id, organization_id, article, title, brand_id, category_id)
+      select ${client}, ${organization}, 'ART-' || md5(n::text), 'Model', brand.id, category.id
+      from generate_series(1, ${ROWS}) as n, brand, category
+      returning id
+    ), view as (insert into product_view (client_id, model_id) select ${client}, id from model returning id, model_id)
+    insert into product (client_id, model_id, view_id, name, size)
+    select ${client}, model_id, id, 'Product ' || md5(id::text), 'M' from view`.execute(db);
+  await sql`
+    insert into inbound_order (client_id, organization_id, type, name, external_order_id, tracking_number)
+    select ${client}, ${organization}, 'INCOME', 'Order ' || md5(n::text), md5(n::text || 'e'), md5(n::text || 't')
+    from generate_series(1, ${ROWS}) as n`.execute(db);
+  await sql`
+    insert into campaign (client_id, organization_id, service, external_id, name, type, status)
+    select ${client}, ${organization}, 'SERVICE_01', 9000000000 + n, 'Campaign ' || md5(n::text), 'AUTO', 'ACTIVE'
+    from generate_series(1, ${ROWS}) as n`.execute(db);
+  await sql`
+    insert into product_tag (client_id, name) select ${client}, 'Tag ' || md5(n::text)
+    from generate_series(1, ${ROWS}) as n`.execute(db);
+  await sql`
+    with grouped as (
+      insert into keyword_group (client_id, name) select ${client}, 'Group ' || md5(n::text)
+      from generate_series(1, ${ROWS}) as n returning id
+    )
+    insert into keyword (client_id, group_id, name) select ${client}, id, 'word ' || md5(id::text) from grouped`.execute(
+    db,
+  );
+  await sql`analyze product, product_model, inbound_order, campaign, product_tag, keyword_group, keyword`.execute(
+    db,
+  );
+});
+
+/** Runs `read` on a Kysely that records its statements, and answers the plans of those statements. */
+async function plansOf(read: (db: Kysely<DB>) => Promise<unknown>): Promise<string[]> {
+  const statements: CompiledQuery[] = [];
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: t.runtime.database.pool }),
+    log: (event) => void statements.push(event.query),
+  });
+  await read(db);
+  const plans: string[] = [];
+  const client = await t.runtime.database.pool.connect();
+  try {
+    // A table this small is cheaper to scan whole; without that choice the plan shows which index it can use.
+    await client.query('begin');
+    await client.query('set local enable_seqscan = off');
+    for (const statement of statements) {
+      const result = await client.query<{ 'QUERY PLAN': string }>(
+        `explain ${statement.sql}`,
+        statement.parameters as unknown[],
+      );
+      plans.push(result.rows.map((row) => row['QUERY PLAN']).join('\n'));
+    }
+  } finally {
+    await client.query('rollback');
+    client.release();
+  }
+  return plans;
+}
+
+const NEEDLE = 'c4ca42';
+
+describe('trigram indexes serve the query filters', () => {
+  it('product find: name and model article', async () => {
+    const [plan] = await plansOf((db) =>
+      productFindRepository.page(db, { clientId: account.clientId, query: NEEDLE }, true, 100, { offset: 0 }),
+    );
+    expect(plan).toContain('product_name_trgm_idx');
+    expect(plan).toContain('product_model_article_trgm_idx');
+  });
+
+  it('inbound find: name, external order id and tracking number', async () => {
+    const [plan] = await plansOf((db) =>
+      findRepository.page(db, account.clientId, resolveFindCriteria({ query: NEEDLE })),
+    );
+    expect(plan).toContain('inbound_order_name_trgm_idx');
+    expect(plan).toContain('inbound_order_external_trgm_idx');
+    expect(plan).toContain('inbound_order_tracking_trgm_idx');
+  });
+
+  it('getCampaigns: the campaign name', async () => {
+    const filter = resolveCampaignFilter(
+      { query: NEEDLE },
+      { clientId: account.clientId, organizationIds: [account.organizationId] },
+    );
+    const [plan] = await plansOf((db) => statisticsRepository.campaignPage(db, filter));
+    expect(plan).toContain('campaign_name_trgm_idx');
+  });
+
+  it('tags and keyword groups: the name, and the keywords', async () => {
+    const [tags] = await plansOf((db) =>
+      tagRepository.page(db, { clientId: account.clientId, query: NEEDLE }, 'ID', true, 100, 0),
+    );
+    expect(tags).toContain('product_tag_name_trgm_idx');
+    const [groups] = await plansOf((db) => keywordRepository.groupIds(db, account.clientId, NEEDLE));
+    expect(groups).toContain('keyword_name_trgm_idx');
+  });
+});
