@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   allRows,
+  allRowsByCursor,
   ApiError,
   createSellerOpsClient,
   idempotencyKey,
@@ -101,5 +102,26 @@ describe('clients/typescript', () => {
     ))
       rows.push(row.name);
     expect(rows.sort()).toEqual([...names].sort());
+  });
+
+  it('pages through a find by cursor with allRowsByCursor, past rows added meanwhile', async () => {
+    const created: number[] = [];
+    const create = async (name: string) => {
+      const order = await ok(
+        api.POST('/api/inbound/', { body: { organizationId: account.organizationId, type: 'INCOME', name } }),
+      );
+      created.push(order.id);
+    };
+    for (let index = 0; index < 5; index += 1) await create(`Cursor walk ${index}`);
+    const ids: number[] = [];
+    for await (const row of allRowsByCursor((cursor) =>
+      ok(api.GET('/api/inbound/find', { params: { query: { limit: 2, cursor, query: 'Cursor walk' } } })),
+    )) {
+      ids.push(row.id);
+      if (ids.length === 1) await create('Cursor walk, added while paging');
+    }
+    // Each row once; every row that existed throughout is read (the one added meanwhile, by the sort order).
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(created.slice(0, 5)));
   });
 });

@@ -69,3 +69,15 @@ export declare function ifMatch(entityTag: string | Response): {
 export declare function allRows<Row>(fetchPage: (page: number) => Promise<{
     rows: Row[];
 }>, limit: number): AsyncGenerator<Row>;
+/**
+ * Every row of a find that pages by keyset (`cursor` in, `nextCursor` out: inbound find, product find,
+ * getCampaigns, findTask, a webhook's delivery log): asks for the first page, then for the page after each
+ * answer's `nextCursor` until an answer has none. Stable while rows are inserted and deleted meanwhile: no row is
+ * read twice and none that existed throughout is skipped; deep pages cost what the first one does.
+ * @param fetchPage asks for one page, e.g.
+ *   `(cursor) => ok(api.GET('/api/inbound/find', {params: {query: {limit: 500, cursor}}}))`
+ */
+export declare function allRowsByCursor<Row>(fetchPage: (cursor: string | undefined) => Promise<{
+    rows: Row[];
+    nextCursor?: string | null;
+}>): AsyncGenerator<Row>;

@@ -78,3 +78,19 @@ export async function* allRows(fetchPage, limit) {
             return;
     }
 }
+/**
+ * Every row of a find that pages by keyset (`cursor` in, `nextCursor` out: inbound find, product find,
+ * getCampaigns, findTask, a webhook's delivery log): asks for the first page, then for the page after each
+ * answer's `nextCursor` until an answer has none. Stable while rows are inserted and deleted meanwhile: no row is
+ * read twice and none that existed throughout is skipped; deep pages cost what the first one does.
+ * @param fetchPage asks for one page, e.g.
+ *   `(cursor) => ok(api.GET('/api/inbound/find', {params: {query: {limit: 500, cursor}}}))`
+ */
+export async function* allRowsByCursor(fetchPage) {
+    let cursor;
+    do {
+        const { rows, nextCursor } = await fetchPage(cursor);
+        yield* rows;
+        cursor = nextCursor ?? undefined;
+    } while (cursor !== undefined);
+}

@@ -2177,6 +2177,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -2197,6 +2199,8 @@ export interface operations {
                         rows: components["schemas"]["WebhookDelivery"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -3060,6 +3064,8 @@ export interface operations {
                 sortBy?: "ID" | "CREATEDDATE" | "ORDERCREATED" | "CREATED" | "CREATEDUSER" | "STATUS" | "SERVICE" | "TYPE" | "BOXTYPE" | "NAME" | "ORGANIZATIONID" | "WAREHOUSE" | "INVOICENUMBER" | "EXTERNALORDERID" | "QUEUE" | "SUPPLYID" | "CLOSEDATE" | "STARTCOLLECTDATE" | "CLOSEUSERID" | "USERID" | "PRICE" | "PRODUCT" | "COLLECTORDERTASKID" | "DELIVERYDATE" | "MARKINGSTATUS" | "QUANTITY" | "DATE" | "SERVICEWAREHOUSEID";
                 ascending?: boolean;
                 orderId?: number;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -3224,6 +3230,8 @@ export interface operations {
                         }[];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                         _links: {
                             self: {
                                 href: string;
@@ -5811,6 +5819,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
                 /** @description Substring of name, article or barcode */
                 query?: string;
                 modelId?: number;
@@ -5843,6 +5853,8 @@ export interface operations {
                         rows: components["schemas"]["ProductRow"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -9018,6 +9030,8 @@ export interface operations {
                 organizationId?: number;
                 /** @description More organizations of the client to include (repeated parameter) */
                 organizationIds?: number[];
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -9035,6 +9049,8 @@ export interface operations {
                         rows: components["schemas"]["Campaign"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -9347,6 +9363,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
                 id?: number;
                 /** @description Task kind, e.g. CAMPAIGN_STATS_FILE_TASK */
                 type?: string;
@@ -9382,6 +9400,8 @@ export interface operations {
                         rows: components["schemas"]["TmsTask"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };
