@@ -66,6 +66,7 @@ function hasPosition(
     eb
       .selectFrom('inbound_order_product')
       .select(sql`1`.as('one'))
+      .whereRef('inbound_order_product.client_id', '=', 'inbound_order.client_id')
       .whereRef('inbound_order_product.order_id', '=', 'inbound_order.id')
       .where((inner) => condition(inner)),
   );
@@ -173,7 +174,8 @@ export const findRepository = {
     let rows = db
       .selectFrom('inbound_order')
       .innerJoin(ids.as('page'), 'page.id', 'inbound_order.id')
-      .selectAll('inbound_order');
+      .selectAll('inbound_order')
+      .where('inbound_order.client_id', '=', clientId);
     if (column !== 'id') rows = rows.orderBy(`inbound_order.${column}`, direction);
     return rows.orderBy('inbound_order.id', direction).execute();
   },

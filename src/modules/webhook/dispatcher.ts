@@ -149,7 +149,9 @@ export class WebhookDispatcher {
     const running = jobs.flatMap((job) => this.background.get(job.data.d) ?? []);
     if (running.length > 0) await Promise.all(running);
     const expected = new Map(jobs.map((job) => [job.data.d, job.data.a]));
-    const rows = await deliveryRepository.loadForDispatch(this.db, [...expected.keys()]);
+    const rows: DispatchRow[] = [];
+    for (const [clientId, ids] of await this.idsByClient(jobs))
+      rows.push(...(await deliveryRepository.loadForDispatch(this.db, clientId, ids)));
     const due = rows.filter(
       (row) => row.status === 'PENDING' && row.webhook_live && row.attempts === expected.get(row.id),
     );
@@ -184,7 +186,12 @@ export class WebhookDispatcher {
       await this.recordOutcomes(
         finished.map((attempt) => attempt.row),
         finished.map((attempt) => attempt.outcome as AttemptOutcome),
-        unfinished.map(({ row }) => ({ deliveryId: row.id, attempts: row.attempts, startAfter: watchdogAt })),
+        unfinished.map(({ row }) => ({
+          clientId: row.client_id,
+          deliveryId: row.id,
+          attempts: row.attempts,
+          startAfter: watchdogAt,
+        })),
       );
     } catch {
       // Nothing committed, so no watchdog covers the unfinished sends: fall back to recording the whole batch
@@ -200,6 +207,22 @@ export class WebhookDispatcher {
         .finally(() => this.background.delete(row.id));
       this.background.set(row.id, recorded);
     }
+  }
+
+  /** The jobs' delivery ids by client (a job queued before jobs carried their client has its client looked up). */
+  private async idsByClient(jobs: PgBoss.Job<DeliveryJobData>[]): Promise<Map<number, number[]>> {
+    const byClient = new Map<number, number[]>();
+    const add = (clientId: number, id: number) =>
+      byClient.set(clientId, [...(byClient.get(clientId) ?? []), id]);
+    const withoutClient: number[] = [];
+    for (const job of jobs) {
+      if (job.data.c === undefined) withoutClient.push(job.data.d);
+      else add(job.data.c, job.data.d);
+    }
+    if (withoutClient.length > 0)
+      for (const row of await deliveryRepository.clientsOf(this.db, withoutClient))
+        add(row.client_id, row.id);
+    return byClient;
   }
 
   /** True when `all` is still pending after `config.webhookSlowAfterMs`. */
@@ -227,7 +250,8 @@ export class WebhookDispatcher {
     const now = Date.now();
     const records: AttemptRecord[] = [];
     const retries = new Map<number, Date>();
-    const gone = new Set<number>();
+    const gone = new Map<number, number>();
+    const clientOf = new Map(rows.map((row) => [row.id, row.client_id]));
     const outcomeOf = new Map<number, WebhookAttemptOutcome>();
     rows.forEach((row, index) => {
       const outcome = outcomes[index] as AttemptOutcome;
@@ -243,7 +267,7 @@ export class WebhookDispatcher {
         records.push({ ...base, status: 'DELIVERED', nextAttemptAt: null, deliveredAt: new Date(now) });
       } else if (outcome.statusCode === 410) {
         outcomeOf.set(row.id, 'gone');
-        gone.add(row.webhook_id);
+        gone.set(row.webhook_id, row.client_id);
         records.push({ ...base, status: 'FAILED', nextAttemptAt: null, deliveredAt: null });
       } else {
         const delay = retryDelayMs(this.config.webhookRetrySchedule, attempt);
@@ -259,14 +283,27 @@ export class WebhookDispatcher {
       }
     });
     const scheduled = await this.db.transaction().execute(async (trx) => {
-      const updated = await deliveryRepository.recordAttempts(trx, records);
+      const updated = [];
+      for (const clientId of new Set(clientOf.values()))
+        updated.push(
+          ...(await deliveryRepository.recordAttempts(
+            trx,
+            clientId,
+            records.filter((record) => clientOf.get(record.id) === clientId),
+          )),
+        );
       const jobs: DeliveryJobSpec[] = updated
         .filter((row) => row.status === 'PENDING' && retries.has(row.id))
-        .map((row) => ({ deliveryId: row.id, attempts: row.attempts, startAfter: retries.get(row.id) }));
-      for (const webhookId of gone) {
+        .map((row) => ({
+          clientId: clientOf.get(row.id) as number,
+          deliveryId: row.id,
+          attempts: row.attempts,
+          startAfter: retries.get(row.id),
+        }));
+      for (const [webhookId, clientId] of gone) {
         const reason = 'the receiver answered 410 Gone: subscription disabled';
-        await webhookRepository.disable(trx, webhookId, reason);
-        await deliveryRepository.cancelPending(trx, webhookId, reason);
+        await webhookRepository.disable(trx, clientId, webhookId, reason);
+        await deliveryRepository.cancelPending(trx, clientId, webhookId, reason);
       }
       await this.queue.enqueue(trx, [...jobs, ...watchdogs]);
       return { jobs, recorded: updated.map((row) => row.id) };

@@ -1,9 +1,11 @@
 /**
  * SQL of the webhook group (D9): subscriptions, outbox events and the delivery log. Every query an API call makes
- * is scoped by the caller's `client_id`; the dispatcher's queries go by delivery id (it works for every client).
+ * is scoped by the caller's `client_id`; the dispatcher's by the client its delivery jobs carry (one client's shard on
+ * Citus, P163).
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { DB, WebhookTable } from '../../db/schema.ts';
+import { acrossClients } from '../../db/cross-tenant.ts';
 
 /** Terminal and pending states of a delivery. */
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
@@ -44,21 +46,22 @@ export const webhookRepository = {
       .returning('id')
       .executeTakeFirst(),
 
-  /** Live (not deleted, not disabled) subscriptions of the given clients: the outbox's hot-path query. */
-  liveOfClients: (db: Kysely<DB>, clientIds: number[]) =>
+  /** Live (not deleted, not disabled) subscriptions of the client: the outbox's hot-path query. */
+  liveOfClient: (db: Kysely<DB>, clientId: number) =>
     db
       .selectFrom('webhook')
       .select(['id', 'client_id', 'organization_id', 'types'])
-      .where('client_id', 'in', clientIds)
+      .where('client_id', '=', clientId)
       .where('deleted_at', 'is', null)
       .where('disabled_at', 'is', null)
       .execute(),
 
   /** Stops deliveries to a subscription whose receiver answered 410 Gone. */
-  disable: (db: Kysely<DB>, id: number, reason: string) =>
+  disable: (db: Kysely<DB>, clientId: number, id: number, reason: string) =>
     db
       .updateTable('webhook')
       .set({ disabled_at: sql<Date>`now()`, disabled_reason: reason })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .where('disabled_at', 'is', null)
       .execute(),
@@ -77,6 +80,7 @@ export interface EventInsert {
 /** A delivery loaded for sending, with what the request needs. */
 export interface DispatchRow {
   id: number;
+  client_id: number;
   status: DeliveryStatus;
   attempts: number;
   webhook_id: number;
@@ -112,22 +116,28 @@ export const deliveryRepository = {
   ) => (await db.insertInto('webhook_delivery').values(rows).returning('id').execute()).map((row) => row.id),
 
   /** Cancels the subscription's pending deliveries (deleted or disabled subscription). */
-  cancelPending: (db: Kysely<DB>, webhookId: number, reason: string) =>
+  cancelPending: (db: Kysely<DB>, clientId: number, webhookId: number, reason: string) =>
     db
       .updateTable('webhook_delivery')
       .set({ status: 'CANCELLED', next_attempt_at: null, last_error: reason })
+      .where('client_id', '=', clientId)
       .where('webhook_id', '=', webhookId)
       .where('status', '=', 'PENDING')
       .execute(),
 
-  /** Loads deliveries with their subscription and event for the dispatcher. */
-  loadForDispatch: (db: Kysely<DB>, ids: number[]): Promise<DispatchRow[]> =>
+  /** Loads deliveries of `clientId` with their subscription and event for the dispatcher. */
+  loadForDispatch: (db: Kysely<DB>, clientId: number, ids: number[]): Promise<DispatchRow[]> =>
     db
       .selectFrom('webhook_delivery as d')
-      .innerJoin('webhook as w', 'w.id', 'd.webhook_id')
-      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook as w', (join) =>
+        join.onRef('w.client_id', '=', 'd.client_id').onRef('w.id', '=', 'd.webhook_id'),
+      )
+      .innerJoin('webhook_event as e', (join) =>
+        join.onRef('e.client_id', '=', 'd.client_id').onRef('e.id', '=', 'd.event_id'),
+      )
       .select([
         'd.id',
+        'd.client_id',
         'd.status',
         'd.attempts',
         'd.webhook_id',
@@ -138,15 +148,25 @@ export const deliveryRepository = {
         'e.type',
         'e.payload',
       ])
+      .where('d.client_id', '=', clientId)
       .where('d.id', 'in', ids)
       .execute(),
+
+  /**
+   * The clients of deliveries by id, for delivery jobs queued before jobs carried their client: spans clients
+   * (P163).
+   */
+  clientsOf: (db: Kysely<DB>, ids: number[]) =>
+    acrossClients(db, (trx) =>
+      trx.selectFrom('webhook_delivery').select(['id', 'client_id']).where('id', 'in', ids).execute(),
+    ),
 
   /**
    * Stores attempt outcomes (one statement); a row is updated only while it is PENDING with the expected attempt
    * count, so a stale or concurrent job never records twice.
    * @returns the rows updated, with their new attempt count
    */
-  recordAttempts: async (db: Kysely<DB>, records: AttemptRecord[]) => {
+  recordAttempts: async (db: Kysely<DB>, clientId: number, records: AttemptRecord[]) => {
     if (records.length === 0) return [];
     const result = await sql<{ id: number; attempts: number; status: DeliveryStatus }>`
       update webhook_delivery d set
@@ -166,7 +186,7 @@ export const deliveryRepository = {
         ${records.map((r) => r.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
         ${records.map((r) => r.deliveredAt?.toISOString() ?? null)}::timestamptz[]
       ) as v(id, expected_attempts, status, status_code, error, next_attempt_at, delivered_at)
-      where d.id = v.id and d.attempts = v.expected_attempts and d.status = 'PENDING'
+      where d.client_id = ${clientId} and d.id = v.id and d.attempts = v.expected_attempts and d.status = 'PENDING'
       returning d.id, d.attempts, d.status`.execute(db);
     return result.rows;
   },
@@ -175,7 +195,9 @@ export const deliveryRepository = {
   pageOfWebhook: (db: Kysely<DB>, clientId: number, webhookId: number, limit: number, offset: number) =>
     db
       .selectFrom('webhook_delivery as d')
-      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_event as e', (join) =>
+        join.onRef('e.client_id', '=', 'd.client_id').onRef('e.id', '=', 'd.event_id'),
+      )
       .selectAll('d')
       .select(['e.type', 'e.entity_id'])
       .where('d.client_id', '=', clientId)
@@ -201,7 +223,9 @@ export const deliveryRepository = {
   findOfWebhook: (db: Kysely<DB>, clientId: number, webhookId: number, deliveryId: number) =>
     db
       .selectFrom('webhook_delivery as d')
-      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_event as e', (join) =>
+        join.onRef('e.client_id', '=', 'd.client_id').onRef('e.id', '=', 'd.event_id'),
+      )
       .selectAll('d')
       .select(['e.type', 'e.entity_id'])
       .where('d.id', '=', deliveryId)
@@ -210,10 +234,11 @@ export const deliveryRepository = {
       .executeTakeFirst(),
 
   /** Makes a delivery PENDING and due now (manual redelivery); returns the row. */
-  reopen: (db: Kysely<DB>, deliveryId: number) =>
+  reopen: (db: Kysely<DB>, clientId: number, deliveryId: number) =>
     db
       .updateTable('webhook_delivery')
       .set({ status: 'PENDING', next_attempt_at: sql<Date>`now()` })
+      .where('client_id', '=', clientId)
       .where('id', '=', deliveryId)
       .returningAll()
       .executeTakeFirstOrThrow(),
