@@ -145,7 +145,11 @@ export const tagRepository = {
         SELECT client_id, tag_id FROM product_tag_product WHERE client_id = p.client_id AND product_id = p.id
         UNION SELECT client_id, tag_id FROM product_tag_model WHERE client_id = p.client_id AND model_id = p.model_id
       ) bound ON bound.client_id = p.client_id
-      LEFT JOIN product_tag t ON t.client_id = bound.client_id AND t.id = bound.tag_id
+      -- Each bound tag by its key (OFFSET 0 keeps the lookup a lateral probe, never a scan of the tags).
+      LEFT JOIN LATERAL (
+        SELECT id, name, client_id FROM product_tag
+        WHERE client_id = bound.client_id AND id = bound.tag_id OFFSET 0
+      ) t ON true
       WHERE p.client_id = ${clientId} AND p.model_id = ${modelId} AND NOT p.deleted
       ORDER BY p.id, t.id`.execute(db),
 };
