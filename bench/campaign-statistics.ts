@@ -60,7 +60,7 @@ async function seed(context: BenchContext): Promise<{ rows: number; seedMs: numb
       where p = 1 or d % 7 = 0`.execute(db);
     const seedMs = performance.now() - started;
     const totalsStarted = performance.now();
-    await db.transaction().execute((trx) => refreshCampaignTotals(trx, ids));
+    await db.transaction().execute((trx) => refreshCampaignTotals(trx, clientId, ids));
     const totalsMs = performance.now() - totalsStarted;
     await sql`vacuum analyze campaign, campaign_statistic_day, campaign_statistic_total, campaign_statistic_days`.execute(
       db,

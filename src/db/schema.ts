@@ -52,6 +52,12 @@ export interface ApiTokenTable {
   revoked_at: Timestamp;
 }
 
+/** Which client a token hash belongs to: how authentication finds the token's client (a reference table on Citus). */
+export interface ApiTokenLookupTable {
+  token_hash: Buffer;
+  client_id: number;
+}
+
 export interface PreparedIntegrationTable {
   id: Generated<number>;
   client_id: number;
@@ -249,6 +255,7 @@ export interface DB {
   organization: OrganizationTable;
   app_user: AppUserTable;
   api_token: ApiTokenTable;
+  api_token_lookup: ApiTokenLookupTable;
   prepared_integration: PreparedIntegrationTable;
   cash_register_setting: CashRegisterSettingTable;
   inbound_order: InboundOrderTable;

@@ -23,7 +23,11 @@ export interface EventCandidate {
 }
 
 /** Renders the bodies of the given entity ids as the API's GET returns them, inside the same transaction. */
-export type RenderEntities = (trx: Transaction<DB>, entityIds: number[]) => Promise<Map<number, unknown>>;
+export type RenderEntities = (
+  trx: Transaction<DB>,
+  clientId: number,
+  entityIds: number[],
+) => Promise<Map<number, unknown>>;
 
 /** Records events; implemented by the webhook module and installed at startup. */
 export interface EventRecorder {

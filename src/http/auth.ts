@@ -118,24 +118,39 @@ export class TokenAuthenticator {
     if (cached && cached.expiresAt > now) return cached.principal;
     const generation = this.generation;
 
-    const row = await this.db
-      .selectFrom('api_token')
-      .innerJoin('app_user', 'app_user.id', 'api_token.user_id')
-      .innerJoin('client', 'client.id', 'api_token.client_id')
-      .select([
-        'api_token.id as tokenId',
-        'api_token.user_id as userId',
-        'app_user.name as userName',
-        'api_token.client_id as clientId',
-        'api_token.access',
-        'app_user.role',
-        'app_user.lang',
-        'client.subscription_expires_at as subscriptionExpiresAt',
-      ])
-      .where('api_token.token_hash', '=', hash)
-      .where('api_token.revoked_at', 'is', null)
-      .where('client.deleted', '=', false)
+    // The hash names the client first (a reference table on Citus), so the token's own row is read on its
+    // client's shard.
+    const lookup = await this.db
+      .selectFrom('api_token_lookup')
+      .select('client_id')
+      .where('token_hash', '=', hash)
       .executeTakeFirst();
+    const row =
+      lookup &&
+      (await this.db
+        .selectFrom('api_token')
+        .innerJoin('app_user', (join) =>
+          join
+            .onRef('app_user.client_id', '=', 'api_token.client_id')
+            .onRef('app_user.id', '=', 'api_token.user_id'),
+        )
+        .innerJoin('client', 'client.id', 'api_token.client_id')
+        .select([
+          'api_token.id as tokenId',
+          'api_token.user_id as userId',
+          'app_user.name as userName',
+          'api_token.client_id as clientId',
+          'api_token.access',
+          'app_user.role',
+          'app_user.lang',
+          'client.subscription_expires_at as subscriptionExpiresAt',
+        ])
+        .where('api_token.client_id', '=', lookup.client_id)
+        .where('client.id', '=', lookup.client_id)
+        .where('api_token.token_hash', '=', hash)
+        .where('api_token.revoked_at', 'is', null)
+        .where('client.deleted', '=', false)
+        .executeTakeFirst());
     if (!row) {
       this.cache.delete(key);
       return undefined;

@@ -5,6 +5,7 @@
  */
 import { sql, type ColumnType, type Generated, type Kysely } from 'kysely';
 import type { CreatedAt, DB } from '../db/schema.ts';
+import { acrossClients } from '../db/cross-tenant.ts';
 
 /** Kysely table type of `idempotency_key`. */
 export interface IdempotencyKeyTable {
@@ -40,6 +41,7 @@ export interface StoredAnswer {
 
 /** The claim a request holds on its key. */
 export interface Claim {
+  clientId: number;
   id: number;
   token: string;
 }
@@ -125,9 +127,10 @@ export const idempotencyRepository = {
   },
 
   /** Deletes the row `id` if it is past its retention. */
-  deleteExpired: async (db: Kysely<DB>, id: number): Promise<void> => {
+  deleteExpired: async (db: Kysely<DB>, clientId: number, id: number): Promise<void> => {
     await db
       .deleteFrom('idempotency_key')
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .where('expires_at', '<=', sql<Date>`now()`)
       .execute();
@@ -147,10 +150,12 @@ export const idempotencyRepository = {
     const row = await db
       .updateTable('idempotency_key')
       .set({ claim_token: token, locked_until: seconds(leaseSeconds) })
+      .where('client_id', '=', previous.clientId)
       .where('id', '=', (eb) =>
         eb
           .selectFrom('idempotency_key')
           .select('id')
+          .where('client_id', '=', previous.clientId)
           .where('id', '=', previous.id)
           .where('claim_token', '=', previous.token)
           .where('response_status', 'is', null)
@@ -168,6 +173,7 @@ export const idempotencyRepository = {
     (await db
       .selectFrom('idempotency_key')
       .select('id')
+      .where('client_id', '=', claim.clientId)
       .where('id', '=', claim.id)
       .where('claim_token', '=', claim.token)
       .forUpdate()
@@ -184,6 +190,8 @@ export const idempotencyRepository = {
       await db
         .updateTable('idempotency_key')
         .set({ checkpoint: JSON.stringify(checkpoint ?? null), locked_until: seconds(leaseSeconds) })
+        .where('client_id', '=', claim.clientId)
+        .where('client_id', '=', claim.clientId)
         .where('id', '=', claim.id)
         .where('claim_token', '=', claim.token)
         .executeTakeFirst()
@@ -200,6 +208,8 @@ export const idempotencyRepository = {
           response_body: answer.body,
           locked_until: null,
         })
+        .where('client_id', '=', claim.clientId)
+        .where('client_id', '=', claim.clientId)
         .where('id', '=', claim.id)
         .where('claim_token', '=', claim.token)
         .executeTakeFirst()
@@ -209,6 +219,7 @@ export const idempotencyRepository = {
   release: async (db: Kysely<DB>, claim: Claim): Promise<void> => {
     await db
       .deleteFrom('idempotency_key')
+      .where('client_id', '=', claim.clientId)
       .where('id', '=', claim.id)
       .where('claim_token', '=', claim.token)
       .where('response_status', 'is', null)
@@ -217,22 +228,40 @@ export const idempotencyRepository = {
   },
 
   /**
-   * Deletes up to `limit` keys past their retention (rows locked by a running request are skipped).
+   * Deletes up to `limit` keys past their retention (rows locked by a running request are skipped): a purge
+   * spanning clients (P163) that finds the expired keys first, then deletes them client by client (each delete on
+   * one client's shard, where `FOR UPDATE SKIP LOCKED` is allowed).
    * @returns how many were deleted
    */
   purgeExpired: async (db: Kysely<DB>, limit: number): Promise<number> => {
-    const result = await db
-      .deleteFrom('idempotency_key')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('idempotency_key')
-          .select('id')
-          .where('expires_at', '<=', sql<Date>`now()`)
-          .limit(limit)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    const expired = await acrossClients(db, (trx) =>
+      trx
+        .selectFrom('idempotency_key')
+        .select(['client_id', 'id'])
+        .where('expires_at', '<=', sql<Date>`now()`)
+        .limit(limit)
+        .execute(),
+    );
+    const byClient = new Map<number, number[]>();
+    for (const row of expired) byClient.set(row.client_id, [...(byClient.get(row.client_id) ?? []), row.id]);
+    let deleted = 0;
+    for (const [clientId, ids] of byClient) {
+      const result = await db
+        .deleteFrom('idempotency_key')
+        .where('client_id', '=', clientId)
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('idempotency_key')
+            .select('id')
+            .where('client_id', '=', clientId)
+            .where('id', 'in', ids)
+            .where('expires_at', '<=', sql<Date>`now()`)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .executeTakeFirst();
+      deleted += Number(result.numDeletedRows);
+    }
+    return deleted;
   },
 };

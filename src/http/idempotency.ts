@@ -108,11 +108,11 @@ export class IdempotencyKeys {
         retentionSeconds: this.settings.idempotencyRetentionSeconds,
       });
       if (id !== undefined)
-        return { kind: 'claimed', claim: { id, token }, takenOver: false, resumed: undefined };
+        return { kind: 'claimed', claim: { clientId, id, token }, takenOver: false, resumed: undefined };
       const found = await idempotencyRepository.find(this.db, clientId, key);
       if (!found) continue;
       if (found.expired) {
-        await idempotencyRepository.deleteExpired(this.db, found.id);
+        await idempotencyRepository.deleteExpired(this.db, clientId, found.id);
         continue;
       }
       if (!found.fingerprint.equals(fingerprint)) return { kind: 'reuse' };
@@ -124,14 +124,14 @@ export class IdempotencyKeys {
       if (found.leased) return { kind: 'in-progress' };
       const taken = await idempotencyRepository.takeOver(
         this.db,
-        { id: found.id, token: found.token },
+        { clientId, id: found.id, token: found.token },
         token,
         this.settings.idempotencyLockSeconds,
       );
       if (!taken) return { kind: 'in-progress' };
       return {
         kind: 'claimed',
-        claim: { id: found.id, token },
+        claim: { clientId, id: found.id, token },
         takenOver: true,
         resumed: taken.committedEarly ? { checkpoint: taken.checkpoint } : undefined,
       };

@@ -1,10 +1,13 @@
 /**
  * Seals the secrets stored in plain text before secrets at rest existed (P160): prepared-integration API keys,
- * cash-register passwords and webhook secrets. Runs at every start after the migrations, in one transaction;
- * sealed values are left alone, so it is idempotent and concurrent starts are harmless (row locks serialize them).
+ * cash-register passwords and webhook secrets. Runs at every start after the migrations, in one transaction that
+ * spans clients (P163); sealed values are left alone, so it is idempotent. Each value is replaced only while it is
+ * still the plain value read (compare and set, no row locks: Citus refuses `FOR UPDATE` across shards), so
+ * concurrent starts are harmless: a value another start sealed first is skipped.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { acrossClients } from '../db/cross-tenant.ts';
 import { SecretBox } from './secret-box.ts';
 
 /** The columns that hold secrets, by table. */
@@ -19,17 +22,19 @@ const SECRET_COLUMNS = [
  * @returns how many values were sealed
  */
 export async function sealLegacySecrets(db: Kysely<DB>, box: SecretBox): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  return acrossClients(db, async (trx) => {
     let sealed = 0;
     for (const { table, key, column } of SECRET_COLUMNS) {
-      const rows = await sql<{ id: number; value: string }>`
-        SELECT ${sql.ref(key)} AS id, ${sql.ref(column)} AS value FROM ${sql.table(table)}
-        WHERE ${sql.ref(column)} NOT LIKE 'sealed:v1:%' FOR UPDATE`.execute(trx);
+      const rows = await sql<{ client_id: number; id: number; value: string }>`
+        SELECT client_id, ${sql.ref(key)} AS id, ${sql.ref(column)} AS value FROM ${sql.table(table)}
+        WHERE ${sql.ref(column)} NOT LIKE 'sealed:v1:%'`.execute(trx);
       for (const row of rows.rows) {
-        await sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${box.seal(row.value)} WHERE ${sql.ref(key)} = ${row.id}`.execute(
+        const result = await sql`
+          UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${box.seal(row.value)}
+          WHERE client_id = ${row.client_id} AND ${sql.ref(key)} = ${row.id} AND ${sql.ref(column)} = ${row.value}`.execute(
           trx,
         );
-        sealed += 1;
+        sealed += Number(result.numAffectedRows ?? 0n);
       }
     }
     return sealed;

@@ -77,7 +77,7 @@ export async function insertDays(
         })),
       )
       .onConflict((conflict) =>
-        conflict.columns(['campaign_id', 'date', 'external_product_id']).doUpdateSet((eb) => ({
+        conflict.columns(['client_id', 'campaign_id', 'date', 'external_product_id']).doUpdateSet((eb) => ({
           views: eb.ref('excluded.views'),
           clicks: eb.ref('excluded.clicks'),
           expenses: eb.ref('excluded.expenses'),
@@ -89,6 +89,6 @@ export async function insertDays(
       )
       .execute();
     const first = days.map((day) => day.date).sort()[0];
-    await refreshCampaignTotals(trx, [campaignId], first);
+    await refreshCampaignTotals(trx, owner.clientId, [campaignId], first);
   });
 }

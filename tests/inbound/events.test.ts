@@ -23,6 +23,7 @@ const recorder: EventRecorder = {
     renderCalls += 1;
     const bodies = await render(
       trx,
+      candidates[0]?.clientId ?? 0,
       candidates.map((candidate) => candidate.entityId),
     );
     for (const candidate of candidates) recorded.push({ ...candidate, body: bodies.get(candidate.entityId) });
@@ -112,6 +113,7 @@ describe('events', () => {
     ];
     const rendered = await renderOrders(
       t.runtime.database.db,
+      c.account.clientId,
       orders.map((order) => order.id),
       '',
     );

@@ -17,6 +17,7 @@ const ledger = (orderId: number) =>
   t.runtime.database.db
     .selectFrom('stock_ledger')
     .select(['product_id', 'quantity', 'reason', 'warehouse_id'])
+    .where('client_id', '=', c.account.clientId)
     .where('order_id', '=', orderId)
     .orderBy('id')
     .execute();

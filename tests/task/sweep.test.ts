@@ -91,7 +91,14 @@ describe('the sweep', () => {
         query: { taskId: task.id },
       });
     const { pool } = t.runtime.database;
-    await taskFileRepository.insertChunk(t.runtime.database.db, old.id, 1, 0, Buffer.from('old bytes'));
+    await taskFileRepository.insertChunk(
+      t.runtime.database.db,
+      account.clientId,
+      old.id,
+      1,
+      0,
+      Buffer.from('old bytes'),
+    );
     // Finished eight days ago: beyond the default retention of seven days.
     await pool.query(`UPDATE task SET finish_date = now() - interval '8 days' WHERE id = $1`, [old.id]);
     expect((await sweep()).deleted).toBeGreaterThanOrEqual(1);

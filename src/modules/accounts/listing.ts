@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { acrossClients } from '../../db/cross-tenant.ts';
 import { presentClient, presentOrganization, presentUser } from './presenter.ts';
 import type { Client, Organization, User } from './schemas.ts';
 
@@ -19,9 +20,11 @@ export interface ListedToken {
   revokedAt: string | null;
 }
 
-/** Every client that is not deleted, by id. */
+/** Every client that is not deleted, by id: the admin listing spanning clients (P163). */
 export async function listClients(db: Kysely<DB>): Promise<Client[]> {
-  const rows = await db.selectFrom('client').selectAll().where('deleted', '=', false).orderBy('id').execute();
+  const rows = await acrossClients(db, (trx) =>
+    trx.selectFrom('client').selectAll().where('deleted', '=', false).orderBy('id').execute(),
+  );
   return rows.map(presentClient);
 }
 
@@ -47,14 +50,16 @@ export async function listUsers(db: Kysely<DB>, clientId: number): Promise<User[
   return rows.map(presentUser);
 }
 
-/** The tokens of `userId`, revoked ones included, by id. */
+/** The tokens of `userId`, revoked ones included, by id: an admin listing by a bare user id (P163). */
 export async function listTokens(db: Kysely<DB>, userId: number): Promise<ListedToken[]> {
-  const rows = await db
-    .selectFrom('api_token')
-    .select(['id', 'user_id', 'access', 'name', 'created_at', 'revoked_at'])
-    .where('user_id', '=', userId)
-    .orderBy('id')
-    .execute();
+  const rows = await acrossClients(db, (trx) =>
+    trx
+      .selectFrom('api_token')
+      .select(['id', 'user_id', 'access', 'name', 'created_at', 'revoked_at'])
+      .where('user_id', '=', userId)
+      .orderBy('id')
+      .execute(),
+  );
   return rows.map((row) => ({
     id: row.id,
     userId: row.user_id,

@@ -1,6 +1,7 @@
 /** SQL of the accounts group (D1): clients, organizations, users, tokens, integrations, cash registers. */
 import type { Insertable, Kysely } from 'kysely';
 import type { CashRegisterSettingTable, DB, PreparedIntegrationTable } from '../../db/schema.ts';
+import { acrossClients } from '../../db/cross-tenant.ts';
 
 /** Clients. */
 export const clientRepository = {
@@ -10,15 +11,20 @@ export const clientRepository = {
     db.updateTable('client').set(values).where('id', '=', id).returningAll().executeTakeFirst(),
   findById: (db: Kysely<DB>, id: number) =>
     db.selectFrom('client').selectAll().where('id', '=', id).where('deleted', '=', false).executeTakeFirst(),
-  any: (db: Kysely<DB>) => db.selectFrom('client').select('id').limit(1).executeTakeFirst(),
+  /** Any client at all (the demo seed's question): spans clients (P163). */
+  any: (db: Kysely<DB>) =>
+    acrossClients(db, (trx) => trx.selectFrom('client').select('id').limit(1).executeTakeFirst()),
 };
 
 /** Organizations, always looked up within one client. */
 export const organizationRepository = {
   insert: (db: Kysely<DB>, values: { client_id: number; name: string; inn: string | null }) =>
     db.insertInto('organization').values(values).returningAll().executeTakeFirstOrThrow(),
+  /** The organization with this id, whatever its client: an admin lookup spanning clients (P163). */
   findById: (db: Kysely<DB>, id: number) =>
-    db.selectFrom('organization').selectAll().where('id', '=', id).executeTakeFirst(),
+    acrossClients(db, (trx) =>
+      trx.selectFrom('organization').selectAll().where('id', '=', id).executeTakeFirst(),
+    ),
   /** The organization if it belongs to `clientId`. */
   findOfClient: (db: Kysely<DB>, clientId: number, id: number) =>
     db
@@ -40,13 +46,17 @@ export const userRepository = {
       role: 'OWNER' | 'ADMIN' | 'MANAGER' | 'SUPPORT';
     },
   ) => db.insertInto('app_user').values(values).returningAll().executeTakeFirstOrThrow(),
+  /** The user with this id, whatever its client: an admin lookup spanning clients (P163). */
   findById: (db: Kysely<DB>, id: number) =>
-    db.selectFrom('app_user').selectAll().where('id', '=', id).executeTakeFirst(),
+    acrossClients(db, (trx) =>
+      trx.selectFrom('app_user').selectAll().where('id', '=', id).executeTakeFirst(),
+    ),
 };
 
 /** API tokens (hashes only). */
 export const tokenRepository = {
-  insert: (
+  /** Stores a token and its hash's entry in `api_token_lookup` (how authentication finds the client); pass a transaction. */
+  insert: async (
     db: Kysely<DB>,
     values: {
       client_id: number;
@@ -55,18 +65,33 @@ export const tokenRepository = {
       access: 'READ' | 'WRITE';
       name: string | null;
     },
-  ) =>
-    db.insertInto('api_token').values(values).returning(['id', 'access', 'name']).executeTakeFirstOrThrow(),
-  revoke: (db: Kysely<DB>, id: number) =>
+  ) => {
+    await db
+      .insertInto('api_token_lookup')
+      .values({ token_hash: values.token_hash, client_id: values.client_id })
+      .execute();
+    return db
+      .insertInto('api_token')
+      .values(values)
+      .returning(['id', 'access', 'name'])
+      .executeTakeFirstOrThrow();
+  },
+  revoke: (db: Kysely<DB>, clientId: number, id: number) =>
     db
       .updateTable('api_token')
       .set({ revoked_at: new Date() })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .returning('id')
       .executeTakeFirst(),
-  exists: (db: Kysely<DB>, id: number) =>
-    db.selectFrom('api_token').select('id').where('id', '=', id).executeTakeFirst(),
+  /** The client of the token with this id: an admin lookup spanning clients (P163). */
+  clientOf: async (db: Kysely<DB>, id: number): Promise<number | undefined> =>
+    (
+      await acrossClients(db, (trx) =>
+        trx.selectFrom('api_token').select('client_id').where('id', '=', id).executeTakeFirst(),
+      )
+    )?.client_id,
 };
 
 /** Prepared integrations: one per organization and service, replaced on repeat. */
@@ -77,7 +102,7 @@ export const integrationRepository = {
       .values(values)
       .onConflict((conflict) =>
         conflict
-          .columns(['organization_id', 'service'])
+          .columns(['client_id', 'organization_id', 'service'])
           .doUpdateSet({ api_key: values.api_key, base_url: values.base_url }),
       )
       .returningAll()
@@ -101,7 +126,7 @@ export const cashRegisterRepository = {
       .insertInto('cash_register_setting')
       .values(values)
       .onConflict((conflict) =>
-        conflict.column('organization_id').doUpdateSet({
+        conflict.columns(['client_id', 'organization_id']).doUpdateSet({
           service: values.service,
           login: values.login,
           password: values.password,

@@ -131,21 +131,24 @@ export class AccountService {
     const user = await userRepository.findById(this.db, userId);
     if (!user) throw notFound('user', userId);
     const token = generateToken();
-    const row = await tokenRepository.insert(this.db, {
-      client_id: user.client_id,
-      user_id: user.id,
-      token_hash: hashToken(token),
-      access: body.access,
-      name: body.name ?? null,
-    });
+    const row = await this.db.transaction().execute((trx) =>
+      tokenRepository.insert(trx, {
+        client_id: user.client_id,
+        user_id: user.id,
+        token_hash: hashToken(token),
+        access: body.access,
+        name: body.name ?? null,
+      }),
+    );
     return { id: row.id, token, access: row.access, name: row.name };
   }
 
   /** Revokes a token; every process refuses it from the commit on. Revoking twice is a no-op. */
   async revokeToken(tokenId: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      if (!(await tokenRepository.exists(trx, tokenId))) throw notFound('token', tokenId);
-      await tokenRepository.revoke(trx, tokenId);
+      const clientId = await tokenRepository.clientOf(trx, tokenId);
+      if (clientId === undefined) throw notFound('token', tokenId);
+      await tokenRepository.revoke(trx, clientId, tokenId);
       await notifyChange(trx, 'token', tokenId);
     });
     this.notifier?.dispatchLocal('token', String(tokenId));

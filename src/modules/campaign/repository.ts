@@ -90,25 +90,27 @@ export const campaignRepository = {
       .insertInto('campaign')
       .values(campaigns.map((campaign) => campaignValues(owner, campaign)))
       .onConflict((conflict) =>
-        conflict.columns(['organization_id', 'service', 'external_id']).doUpdateSet((excluded) => ({
-          name: excluded.ref('excluded.name'),
-          type: excluded.ref('excluded.type'),
-          type_code: excluded.ref('excluded.type_code'),
-          status: excluded.ref('excluded.status'),
-          status_code: excluded.ref('excluded.status_code'),
-          payment_type: excluded.ref('excluded.payment_type'),
-          write_off_type: sql`coalesce(excluded.write_off_type, campaign.write_off_type)`,
-          daily_budget: excluded.ref('excluded.daily_budget'),
-          on_pause: excluded.ref('excluded.on_pause'),
-          external_product_ids: excluded.ref('excluded.external_product_ids'),
-          category_id: excluded.ref('excluded.category_id'),
-          category_name: excluded.ref('excluded.category_name'),
-          create_date: excluded.ref('excluded.create_date'),
-          start_date: excluded.ref('excluded.start_date'),
-          end_date: excluded.ref('excluded.end_date'),
-          change_date: excluded.ref('excluded.change_date'),
-          updated_at: sql`now()`,
-        })),
+        conflict
+          .columns(['client_id', 'organization_id', 'service', 'external_id'])
+          .doUpdateSet((excluded) => ({
+            name: excluded.ref('excluded.name'),
+            type: excluded.ref('excluded.type'),
+            type_code: excluded.ref('excluded.type_code'),
+            status: excluded.ref('excluded.status'),
+            status_code: excluded.ref('excluded.status_code'),
+            payment_type: excluded.ref('excluded.payment_type'),
+            write_off_type: sql`coalesce(excluded.write_off_type, campaign.write_off_type)`,
+            daily_budget: excluded.ref('excluded.daily_budget'),
+            on_pause: excluded.ref('excluded.on_pause'),
+            external_product_ids: excluded.ref('excluded.external_product_ids'),
+            category_id: excluded.ref('excluded.category_id'),
+            category_name: excluded.ref('excluded.category_name'),
+            create_date: excluded.ref('excluded.create_date'),
+            start_date: excluded.ref('excluded.start_date'),
+            end_date: excluded.ref('excluded.end_date'),
+            change_date: excluded.ref('excluded.change_date'),
+            updated_at: sql`now()`,
+          })),
       )
       .returningAll()
       .execute();
@@ -185,7 +187,7 @@ export const statisticRepository = {
         .insertInto('campaign_statistic_day')
         .values(values.slice(start, start + STATISTICS_BATCH))
         .execute();
-    await refreshCampaignTotals(db, campaignIds, dateFrom);
+    await refreshCampaignTotals(db, target.clientId, campaignIds, dateFrom);
     return values.length;
   },
 
@@ -214,15 +216,18 @@ export const statisticRepository = {
         .insertInto('campaign_statistic_day')
         .values(values.slice(start, start + STATISTICS_BATCH))
         .onConflict((conflict) =>
-          conflict.columns(['campaign_id', 'date', 'external_product_id']).doUpdateSet((excluded) => ({
-            expenses: excluded.ref('excluded.expenses'),
-            import_date: sql`now()`,
-          })),
+          conflict
+            .columns(['client_id', 'campaign_id', 'date', 'external_product_id'])
+            .doUpdateSet((excluded) => ({
+              expenses: excluded.ref('excluded.expenses'),
+              import_date: sql`now()`,
+            })),
         )
         .execute();
     if (values.length > 0)
       await refreshCampaignTotals(
         db,
+        target.clientId,
         values.map((row) => row.campaign_id),
         values.reduce((first, row) => (row.date < first ? row.date : first), values[0]!.date),
       );

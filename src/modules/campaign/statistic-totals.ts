@@ -80,6 +80,7 @@ const sides = [
  */
 export async function refreshCampaignTotals(
   db: Kysely<DB>,
+  clientId: number,
   campaignIds: readonly number[],
   fromDay?: string,
 ): Promise<void> {
@@ -88,9 +89,17 @@ export async function refreshCampaignTotals(
   const from = fromDay ?? '-infinity';
   // Two writers refreshing the same campaign would insert the same days: lock the campaigns, in id order (no
   // deadlock between writers); each statement after the lock sees what the other committed.
-  await db.selectFrom('campaign').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
+  await db
+    .selectFrom('campaign')
+    .select('id')
+    .where('client_id', '=', clientId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
   await db
     .deleteFrom('campaign_statistic_total')
+    .where('client_id', '=', clientId)
     .where('campaign_id', 'in', ids)
     .where(sql<boolean>`date >= ${from}::date`)
     .execute();
@@ -112,23 +121,28 @@ export async function refreshCampaignTotals(
     insert into campaign_statistic_total (campaign_id, date, client_id, ${sql.join(columns.map((column) => sql.ref(column)))})
     select day.campaign_id, day.date, day.client_id, ${sql.join(running)}
     from (
-      select campaign_id, date, min(client_id) as client_id, ${sql.join(daily)}
+      select campaign_id, date, client_id, ${sql.join(daily)}
       from campaign_statistic_day
-      where campaign_id = any(${ids}::bigint[]) and date >= ${from}::date
-      group by campaign_id, date
+      where client_id = ${clientId} and campaign_id = any(${ids}::bigint[]) and date >= ${from}::date
+      group by client_id, campaign_id, date
     ) as day
     left join lateral (
       select * from campaign_statistic_total as total
-      where total.campaign_id = day.campaign_id and total.date < ${from}::date
+      where total.client_id = day.client_id and total.campaign_id = day.campaign_id and total.date < ${from}::date
       order by total.date desc
       limit 1
     ) as base on true
   `.execute(db);
-  await refreshStatisticDays(db, ids, from);
+  await refreshStatisticDays(db, clientId, ids, from);
 }
 
 /** The days of `campaignIds` with statistics: those before `from` as they were, the rest from the daily rows. */
-async function refreshStatisticDays(db: Kysely<DB>, ids: number[], from: string): Promise<void> {
+async function refreshStatisticDays(
+  db: Kysely<DB>,
+  clientId: number,
+  ids: number[],
+  from: string,
+): Promise<void> {
   const day = sql`daterange(day.date, day.date, '[]')`;
   await sql`
     insert into campaign_statistic_days (campaign_id, client_id, days, unallocated_days)
@@ -140,16 +154,16 @@ async function refreshStatisticDays(db: Kysely<DB>, ids: number[], from: string)
       select stored.days - datemultirange(daterange(${from}::date, null)) as days,
         stored.unallocated_days - datemultirange(daterange(${from}::date, null)) as unallocated_days
       from campaign_statistic_days as stored
-      where stored.campaign_id = campaign.id
+      where stored.client_id = campaign.client_id and stored.campaign_id = campaign.id
     ) as kept on true
     left join lateral (
       select range_agg(${day}) as days,
         range_agg(${day}) filter (where day.external_product_id = 0) as unallocated_days
       from campaign_statistic_day as day
-      where day.campaign_id = campaign.id and day.date >= ${from}::date
+      where day.client_id = campaign.client_id and day.campaign_id = campaign.id and day.date >= ${from}::date
     ) as recent on true
-    where campaign.id = any(${ids}::bigint[])
-    on conflict (campaign_id) do update
+    where campaign.client_id = ${clientId} and campaign.id = any(${ids}::bigint[])
+    on conflict (client_id, campaign_id) do update
       set days = excluded.days, unallocated_days = excluded.unallocated_days
   `.execute(db);
 }

@@ -99,11 +99,12 @@ function hasStatistics(filter: ResolvedCampaignFilter): RawBuilder<SqlBool> {
   if (filter.productExternalId !== undefined)
     return sql<SqlBool>`exists (
       select 1 from campaign_statistic_day as day
-      where day.campaign_id = campaign.id and day.external_product_id = ${filter.productExternalId}::bigint
-        and ${dayRange(filter)})`;
+      where day.client_id = campaign.client_id and day.campaign_id = campaign.id
+        and day.external_product_id = ${filter.productExternalId}::bigint and ${dayRange(filter)})`;
   return sql<SqlBool>`exists (
     select 1 from campaign_statistic_days as statistic
-    where statistic.campaign_id = campaign.id and statistic.days && ${dayRangeValue(filter)})`;
+    where statistic.client_id = campaign.client_id and statistic.campaign_id = campaign.id
+      and statistic.days && ${dayRangeValue(filter)})`;
 }
 
 /** Whether a `sortBy` orders by statistics (then every campaign's statistics are needed before paging). */
@@ -140,7 +141,11 @@ function pageCampaigns(db: Kysely<DB>, filter: ResolvedCampaignFilter): RawBuild
       : sql<number>`1`;
   const ordered = db
     .selectFrom('campaign')
-    .leftJoin('campaign_statistic_days as page_days', 'page_days.campaign_id', 'campaign.id')
+    .leftJoin('campaign_statistic_days as page_days', (join) =>
+      join
+        .onRef('page_days.client_id', '=', 'campaign.client_id')
+        .onRef('page_days.campaign_id', '=', 'campaign.id'),
+    )
     .select([
       'campaign.id',
       rowCount.as('row_count'),
@@ -204,14 +209,15 @@ function sumsRelation(
       from (${selected}) as selected
       cross join lateral (
         select ${PRODUCT_SUMS} from campaign_statistic_day as day
-        where day.campaign_id = selected.id and day.external_product_id = ${filter.productExternalId}::bigint
+        where day.client_id = ${filter.clientId} and day.campaign_id = selected.id
+          and day.external_product_id = ${filter.productExternalId}::bigint
           and ${dayRange(filter)}
       ) as product`;
   }
   const lookup = (alias: string, condition: RawBuilder<unknown>) => sql`
       left join lateral (
         select ${TOTAL_COLUMNS} from campaign_statistic_total as total
-        where total.campaign_id = selected.id and ${condition}
+        where total.client_id = ${filter.clientId} and total.campaign_id = selected.id and ${condition}
         order by total.date desc
         limit 1
       ) as ${sql.id(alias)} on true`;
@@ -358,7 +364,11 @@ function matchingRowCount(db: Kysely<DB>, filter: ResolvedCampaignFilter, unallo
   // PostgreSQL drops the join when the count does not use it (one row per campaign at most)
   return db
     .selectFrom('campaign')
-    .leftJoin('campaign_statistic_days as counted', 'counted.campaign_id', 'campaign.id')
+    .leftJoin('campaign_statistic_days as counted', (join) =>
+      join
+        .onRef('counted.client_id', '=', 'campaign.client_id')
+        .onRef('counted.campaign_id', '=', 'campaign.id'),
+    )
     .select(sql<number>`(count(*) ${unallocated})::int`.as('total'))
     .where((eb) => selectionConditions(eb, filter));
 }
@@ -420,8 +430,8 @@ export const statisticsRepository = {
           parts.quantity_add_cart, parts.quantity_orders, parts.quantity_product_orders, parts.orders_amount,
           ${derivedValues}, ${ownerColumns}
         from (${parts}) as parts
-        join campaign on campaign.id = parts.campaign_id
-        join organization on organization.id = campaign.organization_id
+        join campaign on campaign.client_id = ${filter.clientId} and campaign.id = parts.campaign_id
+        join organization on organization.client_id = campaign.client_id and organization.id = campaign.organization_id
       )`;
     if (sortsByStatistics(filter.sortBy)) {
       const keys = orderBy(filter, true);
@@ -464,8 +474,8 @@ export const statisticsRepository = {
         whole.quantity_product_orders, whole.orders_amount, ${derivedValues}, campaign.id as campaign_id,
         campaign.name, campaign.organization_id, organization.name as organization_name
       from whole
-      join campaign on campaign.id = whole.campaign_id
-      join organization on organization.id = campaign.organization_id
+      join campaign on campaign.client_id = ${filter.clientId} and campaign.id = whole.campaign_id
+      join organization on organization.client_id = campaign.client_id and organization.id = campaign.organization_id
       where whole.statistic_rows > 0`.execute(db);
     return result.rows;
   },
@@ -500,8 +510,8 @@ export const statisticsRepository = {
       with sums as (${sumsRelation(filter, matchingCampaigns(db, filter))}),
       whole as (select sums.campaign_id, ${METRICS.whole} from sums),
       row as (select whole.*, ${derivedValues} from whole)
-      select campaign.*, ${total} as total, ${keysetValue(order)} as keyset_value
-      from row join campaign on campaign.id = row.campaign_id
+      select campaign.*, ${total} as total, ${keysetValue(order)} as keyset_value from row
+      join campaign on campaign.client_id = ${filter.clientId} and campaign.id = row.campaign_id
       where ${after}
       order by ${orderBy(filter, false)}
       limit ${filter.limit + 1} offset ${filter.offset}`.execute(db);

@@ -99,6 +99,7 @@ export async function replaceValues(
 ): Promise<void> {
   await trx
     .deleteFrom('parameter_value')
+    .where('client_id', '=', clientId)
     .where('level', '=', level)
     .where('entity_id', '=', entityId)
     .execute();

@@ -93,7 +93,7 @@ export const modelRepository = {
       .selectAll()
       .where('client_id', '=', clientId)
       .where('id', '=', id)
-      .where('deleted', '=', false)
+      .where((eb) => eb.not(eb.ref('deleted')))
       .executeTakeFirst(),
   /** Locks the client's model for a change. */
   lock: (db: Kysely<DB>, clientId: number, id: number) =>
@@ -102,7 +102,7 @@ export const modelRepository = {
       .selectAll()
       .where('client_id', '=', clientId)
       .where('id', '=', id)
-      .where('deleted', '=', false)
+      .where((eb) => eb.not(eb.ref('deleted')))
       .forUpdate()
       .executeTakeFirst(),
   findByArticle: (db: Kysely<DB>, clientId: number, article: string) =>
@@ -112,57 +112,64 @@ export const modelRepository = {
       .where('client_id', '=', clientId)
       .where('article', '=', article)
       .executeTakeFirst(),
-  views: (db: Kysely<DB>, modelId: number) =>
+  views: (db: Kysely<DB>, clientId: number, modelId: number) =>
     db
       .selectFrom('product_view')
       .selectAll()
+      .where('client_id', '=', clientId)
       .where('model_id', '=', modelId)
       .orderBy('position')
       .orderBy('id')
       .execute(),
-  products: (db: Kysely<DB>, modelId: number) =>
+  products: (db: Kysely<DB>, clientId: number, modelId: number) =>
     db
       .selectFrom('product')
       .selectAll()
+      .where('client_id', '=', clientId)
       .where('model_id', '=', modelId)
-      .where('deleted', '=', false)
+      .where((eb) => eb.not(eb.ref('deleted')))
       .orderBy('position')
       .orderBy('id')
       .execute(),
   /** Bumps the model's version (and `modified_date`) with `values`. */
-  update: (db: Kysely<DB>, id: number, values: Updateable<ProductModelTable>) =>
+  update: (db: Kysely<DB>, clientId: number, id: number, values: Updateable<ProductModelTable>) =>
     db
       .updateTable('product_model')
       .set({ ...values, version_id: sql<number>`version_id + 1`, modified_date: sql<Date>`now()` })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow(),
-  updateView: (db: Kysely<DB>, id: number, values: Updateable<ProductViewTable>) =>
+  updateView: (db: Kysely<DB>, clientId: number, id: number, values: Updateable<ProductViewTable>) =>
     db
       .updateTable('product_view')
       .set({ ...values, modified_date: sql<Date>`now()` })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .execute(),
-  updateProduct: (db: Kysely<DB>, id: number, values: Updateable<ProductTable>) =>
+  updateProduct: (db: Kysely<DB>, clientId: number, id: number, values: Updateable<ProductTable>) =>
     db
       .updateTable('product')
       .set({ ...values, modified_date: sql<Date>`now()` })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow(),
-  deleteViews: (db: Kysely<DB>, ids: number[]) =>
+  deleteViews: (db: Kysely<DB>, clientId: number, ids: number[]) =>
     ids.length === 0
       ? Promise.resolve()
       : db
           .deleteFrom('product_view')
+          .where('client_id', '=', clientId)
           .where('id', 'in', ids)
           .execute()
           .then(() => undefined),
-  deleteProducts: (db: Kysely<DB>, ids: number[]) =>
+  deleteProducts: (db: Kysely<DB>, clientId: number, ids: number[]) =>
     ids.length === 0
       ? Promise.resolve()
       : db
           .deleteFrom('product')
+          .where('client_id', '=', clientId)
           .where('id', 'in', ids)
           .execute()
           .then(() => undefined),
@@ -174,13 +181,17 @@ export const productRepository = {
   lockWithModel: (db: Kysely<DB>, clientId: number, id: number) =>
     db
       .selectFrom('product')
-      .innerJoin('product_model', 'product_model.id', 'product.model_id')
+      .innerJoin('product_model', (join) =>
+        join
+          .onRef('product_model.client_id', '=', 'product.client_id')
+          .onRef('product_model.id', '=', 'product.model_id'),
+      )
       .selectAll('product')
       .select(['product_model.version_id as model_version_id'])
       .where('product.client_id', '=', clientId)
       .where('product.id', '=', id)
-      .where('product.deleted', '=', false)
-      .where('product_model.deleted', '=', false)
+      .where((eb) => eb.not(eb.ref('product.deleted')))
+      .where((eb) => eb.not(eb.ref('product_model.deleted')))
       .forUpdate()
       .executeTakeFirst(),
   /** Which of `ids` are live products of the client. */
@@ -194,7 +205,7 @@ export const productRepository = {
               .select('id')
               .where('client_id', '=', clientId)
               .where('id', 'in', [...ids])
-              .where('deleted', '=', false)
+              .where((eb) => eb.not(eb.ref('deleted')))
               .execute()
           ).map((row) => row.id),
         ),
@@ -216,14 +227,22 @@ export interface ProductCriteria {
   modifiedSince?: Date;
 }
 
-/** The lightweight product rows: product joined with its model (article, brand, category) and view (colour). */
-function productRows(db: Kysely<DB>) {
+/**
+ * The client's lightweight product rows: product joined with its model (article, brand, category) and view
+ * (colour), every table on the client's keys.
+ */
+function productRows(db: Kysely<DB>, clientId: number) {
   return db
     .selectFrom('product')
-    .innerJoin('product_model as model', 'model.id', 'product.model_id')
-    .innerJoin('product_view as view', 'view.id', 'product.view_id')
-    .where('product.deleted', '=', false)
-    .where('model.deleted', '=', false);
+    .innerJoin('product_model as model', (join) =>
+      join.onRef('model.client_id', '=', 'product.client_id').onRef('model.id', '=', 'product.model_id'),
+    )
+    .innerJoin('product_view as view', (join) =>
+      join.onRef('view.client_id', '=', 'product.client_id').onRef('view.id', '=', 'product.view_id'),
+    )
+    .where('product.client_id', '=', clientId)
+    .where((eb) => eb.not(eb.ref('product.deleted')))
+    .where((eb) => eb.not(eb.ref('model.deleted')));
 }
 
 /**
@@ -241,7 +260,11 @@ function matchesText(db: Kysely<DB>, clientId: number, text: string) {
     .union(
       db
         .selectFrom('product_model as model')
-        .innerJoin('product as of_model', 'of_model.model_id', 'model.id')
+        .innerJoin('product as of_model', (join) =>
+          join
+            .onRef('of_model.client_id', '=', 'model.client_id')
+            .onRef('of_model.model_id', '=', 'model.id'),
+        )
         .select('of_model.id')
         .where('model.client_id', '=', clientId)
         .where('of_model.client_id', '=', clientId)
@@ -257,8 +280,7 @@ function matchesText(db: Kysely<DB>, clientId: number, text: string) {
 }
 
 function filtered(db: Kysely<DB>, criteria: ProductCriteria) {
-  return productRows(db)
-    .where('product.client_id', '=', criteria.clientId)
+  return productRows(db, criteria.clientId)
     .$if(criteria.query !== undefined, (qb) =>
       qb.where(matchesText(db, criteria.clientId, criteria.query as string)),
     )
@@ -300,7 +322,7 @@ function productsOnly(db: Kysely<DB>, criteria: ProductCriteria) {
   return db
     .selectFrom('product')
     .where('client_id', '=', criteria.clientId)
-    .where('deleted', '=', false)
+    .where((eb) => eb.not(eb.ref('deleted')))
     .$if(criteria.query !== undefined, (qb) =>
       qb.where(matchesText(db, criteria.clientId, criteria.query as string)),
     )
@@ -346,7 +368,7 @@ export const productFindRepository = {
       .orderBy('id', direction)
       .limit(limit + 1)
       .offset(offset);
-    return productRows(db)
+    return productRows(db, criteria.clientId)
       .select(ROW_COLUMNS)
       .where('product.id', 'in', ids)
       .orderBy('product.id', direction)
@@ -360,11 +382,11 @@ export const productFindRepository = {
           .executeTakeFirstOrThrow()
       ).total,
     ),
-  /** Rows of the given products of any client (event bodies of the caller's own change). */
-  byIds: (db: Kysely<DB>, ids: readonly number[]) =>
+  /** Rows of the given products of `clientId` (event bodies of the caller's own change). */
+  byIds: (db: Kysely<DB>, clientId: number, ids: readonly number[]) =>
     ids.length === 0
       ? Promise.resolve([])
-      : productRows(db)
+      : productRows(db, clientId)
           .select(ROW_COLUMNS)
           .where('product.id', 'in', [...ids])
           .execute(),
@@ -384,6 +406,6 @@ export async function catalogEntityExists(
   id: number,
 ): Promise<boolean> {
   const query = db.selectFrom(table).select('id').where('client_id', '=', clientId).where('id', '=', id);
-  const scoped = table === 'product_view' ? query : query.where('deleted', '=', false);
+  const scoped = table === 'product_view' ? query : query.where((eb) => eb.not(eb.ref('deleted')));
   return (await scoped.executeTakeFirst()) !== undefined;
 }

@@ -242,8 +242,8 @@ export class CatalogService {
           throw validationError('organizationId', 'the organization of a model cannot change');
         const marketCategoryId = await this.checkCard(trx, principal, body, model.id);
         await this.checkParams(trx, marketCategoryId, body);
-        const views = await modelRepository.views(trx, model.id);
-        const products = await modelRepository.products(trx, model.id);
+        const views = await modelRepository.views(trx, model.client_id, model.id);
+        const products = await modelRepository.products(trx, model.client_id, model.id);
         const viewIds = new Set(views.map((view) => view.id));
         const productIds = new Set(products.map((product) => product.id));
         const keptViews = new Set<number>();
@@ -262,7 +262,7 @@ export class CatalogService {
             keptProducts.add(size.id);
           }
         }
-        const updated = await modelRepository.update(trx, model.id, {
+        const updated = await modelRepository.update(trx, model.client_id, model.id, {
           article: body.article.trim(),
           title: body.title,
           name: body.name ?? null,
@@ -276,7 +276,10 @@ export class CatalogService {
             await this.insertView(trx, change, updated, view, position);
             continue;
           }
-          await modelRepository.updateView(trx, view.id, { color: view.color ?? null, position });
+          await modelRepository.updateView(trx, model.client_id, view.id, {
+            color: view.color ?? null,
+            position,
+          });
           await replaceValues(trx, principal.clientId, 'VIEW', view.id, view.params ?? []);
           const created: Array<Parameters<typeof modelRepository.insertProducts>[1][number]> = [];
           for (const [sizePosition, size] of view.sizes.entries()) {
@@ -291,7 +294,7 @@ export class CatalogService {
               created.push({ ...values, client_id: principal.clientId, model_id: updated.id });
               continue;
             }
-            await modelRepository.updateProduct(trx, size.id, values);
+            await modelRepository.updateProduct(trx, model.client_id, size.id, values);
             await replaceValues(trx, principal.clientId, 'PRODUCT', size.id, size.params ?? []);
           }
           const inserted = await modelRepository.insertProducts(trx, created);
@@ -309,10 +312,12 @@ export class CatalogService {
         await replaceValues(trx, principal.clientId, 'MODEL', updated.id, body.params ?? []);
         await modelRepository.deleteProducts(
           trx,
+          principal.clientId,
           products.filter((product) => !keptProducts.has(product.id)).map((product) => product.id),
         );
         await modelRepository.deleteViews(
           trx,
+          principal.clientId,
           views.filter((view) => !keptViews.has(view.id)).map((view) => view.id),
         );
         return this.load(trx, updated);
@@ -351,8 +356,8 @@ export class CatalogService {
       if (patch.size !== undefined && patch.size !== product.size) values.size = patch.size;
       if (patch.barcode !== undefined && patch.barcode !== product.barcode) values.barcode = patch.barcode;
       if (Object.keys(values).length === 0) return presentProduct(product);
-      const updated = await modelRepository.updateProduct(trx, id, values);
-      await modelRepository.update(trx, product.model_id, {});
+      const updated = await modelRepository.updateProduct(trx, principal.clientId, id, values);
+      await modelRepository.update(trx, principal.clientId, product.model_id, {});
       return presentProduct(updated);
     });
   }
@@ -394,9 +399,9 @@ export class CatalogService {
   }
 
   /** Product rows by id, for `CREATE_PRODUCT` event bodies (D9.2). */
-  async renderProducts(db: Kysely<DB>, ids: number[]): Promise<Map<number, ProductRow>> {
+  async renderProducts(db: Kysely<DB>, clientId: number, ids: number[]): Promise<Map<number, ProductRow>> {
     return new Map(
-      (await productFindRepository.byIds(db, ids)).map((row) => [row.id, presentProductRow(row)]),
+      (await productFindRepository.byIds(db, clientId, ids)).map((row) => [row.id, presentProductRow(row)]),
     );
   }
 
@@ -482,8 +487,8 @@ export class CatalogService {
 
   private async load(db: Kysely<DB>, model: ModelRow): Promise<ProductModel> {
     const [views, products] = await Promise.all([
-      modelRepository.views(db, model.id),
-      modelRepository.products(db, model.id),
+      modelRepository.views(db, model.client_id, model.id),
+      modelRepository.products(db, model.client_id, model.id),
     ]);
     return presentModel(model, views, products);
   }

@@ -76,6 +76,7 @@ function hasPosition(
     eb
       .selectFrom('inbound_order_product')
       .select(sql`1`.as('one'))
+      .whereRef('inbound_order_product.client_id', '=', 'inbound_order.client_id')
       .whereRef('inbound_order_product.order_id', '=', 'inbound_order.id')
       .where((inner) => condition(inner)),
   );
@@ -196,7 +197,8 @@ export const findRepository = {
       .selectFrom('inbound_order')
       .innerJoin(ids.as('page'), 'page.id', 'inbound_order.id')
       .selectAll('inbound_order')
-      .select(keysetValue(order).as('keyset_value'));
+      .select(keysetValue(order).as('keyset_value'))
+      .where('inbound_order.client_id', '=', clientId);
     if (column !== 'id') rows = rows.orderBy(`inbound_order.${column}`, direction);
     return rows.orderBy('inbound_order.id', direction).execute();
   },

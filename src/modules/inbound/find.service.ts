@@ -77,6 +77,7 @@ export class InboundFindService {
       products = new Map(rows.map((row) => [row.id, []]));
       for (const product of await productRepository.listByOrders(
         this.db,
+        principal.clientId,
         rows.map((row) => row.id),
       ))
         products.get(product.order_id)?.push(product);

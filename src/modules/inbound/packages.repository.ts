@@ -25,18 +25,20 @@ export interface PackageItemWrite {
 
 /** Cargo places of documents. */
 export const packageRepository = {
-  /** The document's cargo places (by id) and all their items (by id). */
-  list: async (db: Kysely<DB>, orderId: number) => {
+  /** The cargo places (by id) and all their items (by id) of the document `orderId` of `clientId`. */
+  list: async (db: Kysely<DB>, clientId: number, orderId: number) => {
     const [packages, items] = await Promise.all([
       db
         .selectFrom('inbound_order_package')
         .selectAll()
+        .where('client_id', '=', clientId)
         .where('order_id', '=', orderId)
         .orderBy('id')
         .execute(),
       db
         .selectFrom('inbound_order_package_item')
         .selectAll()
+        .where('client_id', '=', clientId)
         .where('order_id', '=', orderId)
         .orderBy('id')
         .execute(),
@@ -45,10 +47,11 @@ export const packageRepository = {
   },
 
   /** Ids of the document's cargo places. */
-  ids: async (db: Kysely<DB>, orderId: number): Promise<Set<number>> => {
+  ids: async (db: Kysely<DB>, clientId: number, orderId: number): Promise<Set<number>> => {
     const rows = await db
       .selectFrom('inbound_order_package')
       .select('id')
+      .where('client_id', '=', clientId)
       .where('order_id', '=', orderId)
       .execute();
     return new Set(rows.map((row) => row.id));
@@ -78,9 +81,14 @@ export const packageRepository = {
     const rows = packages.map((row) => ({ ...row, id: row.id ?? (allocated[next++] as number) }));
     const keptIds = rows.map((row) => row.id);
 
-    await db.deleteFrom('inbound_order_package_item').where('order_id', '=', order.id).execute();
+    await db
+      .deleteFrom('inbound_order_package_item')
+      .where('client_id', '=', order.client_id)
+      .where('order_id', '=', order.id)
+      .execute();
     await db
       .deleteFrom('inbound_order_package')
+      .where('client_id', '=', order.client_id)
       .where('order_id', '=', order.id)
       .$if(keptIds.length > 0, (query) => query.where(sql<boolean>`not (id = any(${keptIds}::bigint[]))`))
       .execute();
@@ -93,7 +101,7 @@ export const packageRepository = {
           v.length, v.weight
         from jsonb_to_recordset(${json}::jsonb) as v(id bigint, number text, width int, height int, length int,
           weight int)
-        on conflict (id) do update set number = excluded.number, width = excluded.width,
+        on conflict (client_id, id) do update set number = excluded.number, width = excluded.width,
           height = excluded.height, length = excluded.length, weight = excluded.weight`.execute(db);
     }
     if (items.length > 0) {

@@ -31,8 +31,8 @@ export class PackageService {
     await this.orders.mutate(principal, async (trx, log) => {
       const order = await this.orders.lockForChange(trx, principal, orderId);
       const [positions, existing] = await Promise.all([
-        productRepository.listByOrder(trx, orderId),
-        packageRepository.ids(trx, orderId),
+        productRepository.listByOrder(trx, principal.clientId, orderId),
+        packageRepository.ids(trx, principal.clientId, orderId),
       ]);
       const productOf = new Map(positions.map((row) => [row.id, row.product_id]));
       const seen = new Set<number>();
@@ -86,7 +86,7 @@ export class PackageService {
   async list(principal: Principal, orderId: number): Promise<OrderPackage[]> {
     const order = await orderRepository.find(this.db, principal.clientId, orderId);
     if (!order) throw notFound('order', orderId);
-    const { packages, items } = await packageRepository.list(this.db, orderId);
+    const { packages, items } = await packageRepository.list(this.db, principal.clientId, orderId);
     const byPackage = new Map<number, OrderPackageItemRow[]>();
     for (const item of items) {
       const list = byPackage.get(item.package_id);
@@ -104,7 +104,7 @@ export class PackageService {
   async divergence(principal: Principal, orderId: number): Promise<TotalDivergence> {
     const order = await orderRepository.find(this.db, principal.clientId, orderId);
     if (!order) throw notFound('order', orderId);
-    const rows = await productRepository.packedQuantities(this.db, orderId);
+    const rows = await productRepository.packedQuantities(this.db, principal.clientId, orderId);
     let totalSupplied = 0;
     let totalPacked = 0;
     const divergence: TotalDivergence['divergence'] = [];
@@ -135,7 +135,7 @@ export class PackageService {
   async fix(principal: Principal, orderId: number): Promise<void> {
     await this.orders.mutate(principal, async (trx, log) => {
       const order = await this.orders.lockForChange(trx, principal, orderId);
-      const changed = await productRepository.fixDivergence(trx, orderId);
+      const changed = await productRepository.fixDivergence(trx, principal.clientId, orderId);
       if (changed.length === 0) return;
       await this.orders.commitChange(trx, log, principal, order, {
         action: 'DIVERGENCE_FIX',

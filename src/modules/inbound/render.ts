@@ -17,14 +17,15 @@ import type { Order } from './schemas.ts';
  */
 export async function renderOrders(
   db: Kysely<DB>,
+  clientId: number,
   ids: readonly number[],
   baseUrl: string,
 ): Promise<Map<number, Order>> {
   const rendered = new Map<number, Order>();
   if (ids.length === 0) return rendered;
   const [orders, products] = await Promise.all([
-    orderRepository.findMany(db, ids),
-    productRepository.listByOrders(db, ids),
+    orderRepository.findMany(db, clientId, ids),
+    productRepository.listByOrders(db, clientId, ids),
   ]);
   const byOrder = new Map<number, OrderProductRow[]>();
   for (const product of products) {
@@ -39,5 +40,5 @@ export async function renderOrders(
 
 /** A `RenderEntities` for the event recorder (D9.3) that renders documents with `renderOrders`. */
 export function orderRenderer(baseUrl: string): RenderEntities {
-  return (trx, ids) => renderOrders(trx, ids, baseUrl);
+  return (trx, clientId, ids) => renderOrders(trx, clientId, ids, baseUrl);
 }

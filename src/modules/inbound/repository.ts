@@ -74,11 +74,12 @@ export const orderRepository = {
       .where('client_id', '=', clientId)
       .executeTakeFirst(),
 
-  /** Documents by id, any client (the ids come from this transaction's own changes). */
-  findMany: (db: Kysely<DB>, ids: readonly number[]): Promise<OrderRow[]> =>
+  /** Documents of `clientId` by id (the ids come from this transaction's own changes). */
+  findMany: (db: Kysely<DB>, clientId: number, ids: readonly number[]): Promise<OrderRow[]> =>
     db
       .selectFrom('inbound_order')
       .selectAll()
+      .where('client_id', '=', clientId)
       .where(sql<boolean>`id = any(${idsParam(ids)})`)
       .execute(),
 
@@ -103,6 +104,7 @@ export const orderRepository = {
    */
   update: (
     db: Kysely<DB>,
+    clientId: number,
     id: number,
     values: OrderValues,
     options: { recomputeTotals?: boolean; bump?: boolean } = {},
@@ -119,13 +121,16 @@ export const orderRepository = {
           total_quantity: eb
             .selectFrom('inbound_order_product')
             .select(sql<number>`coalesce(sum(quantity), 0)::int`.as('q'))
+            .where('client_id', '=', clientId)
             .where('order_id', '=', id),
           total_price: eb
             .selectFrom('inbound_order_product')
             .select(sql<string>`coalesce(sum(quantity * price), 0)`.as('p'))
+            .where('client_id', '=', clientId)
             .where('order_id', '=', id),
         }),
       }))
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow(),
@@ -141,7 +146,7 @@ export const orderRepository = {
   ): Promise<{ order: OrderRow; products: OrderProductRow[] } | undefined> => {
     const result = await sql<OrderRow & { products_json: Array<Record<string, unknown>> }>`
       select o.*, (select coalesce(json_agg(p order by p.id), '[]'::json) from inbound_order_product p
-                   where p.order_id = o.id) as products_json
+                   where p.client_id = ${clientId} and p.order_id = o.id) as products_json
       from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`.execute(db);
     const row = result.rows[0];
     if (!row) return undefined;
@@ -213,7 +218,7 @@ export const orderRepository = {
         returning id, organization_id, warehouse_id
       ), positions as (
         update inbound_order_product p set introduced_quantity = p.quantity
-        from orders o where p.order_id = o.id
+        from orders o where p.client_id = ${clientId} and p.order_id = o.id
         returning p.id, p.order_id, p.product_id, p.quantity, o.organization_id, o.warehouse_id
       )
       insert into stock_ledger (client_id, organization_id, warehouse_id, product_id, order_id, order_product_id,
@@ -235,15 +240,16 @@ export const orderRepository = {
         returning id
       ), positions as (
         update inbound_order_product p set introduced_quantity = 0
-        from orders o where p.order_id = o.id
+        from orders o where p.client_id = ${clientId} and p.order_id = o.id
         returning p.id
       ), reversal as (
         insert into stock_ledger (client_id, organization_id, warehouse_id, product_id, order_id, order_product_id,
           quantity, reason)
         select l.client_id, l.organization_id, l.warehouse_id, l.product_id, l.order_id, l.order_product_id,
           -l.quantity, 'INCOME_REMOVED'
-        from stock_ledger l join orders o on l.order_id = o.id
-        where l.reason = 'INCOME_RECEIVED'
+        from stock_ledger l
+        where l.client_id = ${clientId} and l.order_id = ${orderId} and l.reason = 'INCOME_RECEIVED'
+          and exists (select 1 from orders)
       )
       select (select count(*) from orders)::int as removed`.execute(db);
     return (result.rows[0]?.removed ?? 0) > 0;
@@ -253,12 +259,17 @@ export const orderRepository = {
 /** Positions (order products). */
 export const productRepository = {
   /** Positions of the given documents, by document then position id (one query for any number of ids). */
-  listByOrders: (db: Kysely<DB>, orderIds: readonly number[]): Promise<OrderProductRow[]> =>
+  listByOrders: (
+    db: Kysely<DB>,
+    clientId: number,
+    orderIds: readonly number[],
+  ): Promise<OrderProductRow[]> =>
     orderIds.length === 0
       ? Promise.resolve([])
       : db
           .selectFrom('inbound_order_product')
           .selectAll()
+          .where('client_id', '=', clientId)
           .where(sql<boolean>`order_id = any(${idsParam(orderIds)})`)
           .orderBy('order_id')
           .orderBy('id')
@@ -267,12 +278,14 @@ export const productRepository = {
   /** Positions of one document by position id; a page when `limit` is given. */
   listByOrder: (
     db: Kysely<DB>,
+    clientId: number,
     orderId: number,
     page?: { limit: number; offset: number },
   ): Promise<OrderProductRow[]> => {
     let query = db
       .selectFrom('inbound_order_product')
       .selectAll()
+      .where('client_id', '=', clientId)
       .where('order_id', '=', orderId)
       .orderBy('id');
     if (page) query = query.limit(page.limit).offset(page.offset);
@@ -282,12 +295,14 @@ export const productRepository = {
   /** The position of a document identified by position id or product id. */
   findInOrder: (
     db: Kysely<DB>,
+    clientId: number,
     orderId: number,
     key: { id: number } | { productId: number },
   ): Promise<OrderProductRow | undefined> =>
     db
       .selectFrom('inbound_order_product')
       .selectAll()
+      .where('client_id', '=', clientId)
       .where('order_id', '=', orderId)
       .$if('id' in key, (query) => query.where('id', '=', (key as { id: number }).id))
       .$if('productId' in key, (query) =>
@@ -307,12 +322,14 @@ export const productRepository = {
   /** Updates one position and stamps `last_update_date`. */
   update: (
     db: Kysely<DB>,
+    clientId: number,
     id: number,
     values: Updateable<InboundOrderProductTable>,
   ): Promise<OrderProductRow> =>
     db
       .updateTable('inbound_order_product')
       .set({ ...values, last_update_date: sql<Date>`now()` })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow(),
@@ -321,29 +338,31 @@ export const productRepository = {
    * Sets each position's quantity to its packed quantity where they differ (D5.7), in one statement.
    * @returns the changed positions with their previous quantity
    */
-  fixDivergence: async (db: Kysely<DB>, orderId: number) => {
+  fixDivergence: async (db: Kysely<DB>, clientId: number, orderId: number) => {
     const result = await sql<{ product_id: number; from: number; to: number }>`
       with packed as (
         select p.id, p.quantity as old_quantity, coalesce(sum(i.quantity), 0)::int as packed
         from inbound_order_product p
-        left join inbound_order_package_item i on i.order_product_id = p.id and i.order_id = ${orderId}
-        where p.order_id = ${orderId}
-        group by p.id
+        left join inbound_order_package_item i on i.client_id = p.client_id and i.order_product_id = p.id
+          and i.order_id = ${orderId}
+        where p.client_id = ${clientId} and p.order_id = ${orderId}
+        group by p.client_id, p.id
       )
       update inbound_order_product p set quantity = packed.packed, last_update_date = now()
-      from packed where p.id = packed.id and packed.packed <> packed.old_quantity
+      from packed where p.client_id = ${clientId} and p.id = packed.id and packed.packed <> packed.old_quantity
       returning p.product_id, packed.old_quantity as "from", p.quantity as "to"`.execute(db);
     return result.rows.sort((a, b) => a.product_id - b.product_id);
   },
 
   /** Per position: its quantity and the sum of its cargo place items (D5.7), by position id. */
-  packedQuantities: async (db: Kysely<DB>, orderId: number) => {
+  packedQuantities: async (db: Kysely<DB>, clientId: number, orderId: number) => {
     const result = await sql<OrderProductRow & { packed: number }>`
       select p.*, coalesce(packed.quantity, 0)::int as packed
       from inbound_order_product p
-      left join (select order_product_id, sum(quantity) as quantity from inbound_order_package_item
-                 where order_id = ${orderId} group by order_product_id) packed on packed.order_product_id = p.id
-      where p.order_id = ${orderId} order by p.id`.execute(db);
+      left join (select client_id, order_product_id, sum(quantity) as quantity from inbound_order_package_item
+                 where client_id = ${clientId} and order_id = ${orderId} group by client_id, order_product_id) packed
+        on packed.client_id = p.client_id and packed.order_product_id = p.id
+      where p.client_id = ${clientId} and p.order_id = ${orderId} order by p.id`.execute(db);
     return result.rows;
   },
 };

@@ -200,7 +200,7 @@ export class InboundService {
       event?: EventType;
     },
   ): Promise<OrderRow> {
-    const updated = await orderRepository.update(trx, order.id, change.values ?? {}, {
+    const updated = await orderRepository.update(trx, order.client_id, order.id, change.values ?? {}, {
       recomputeTotals: change.recomputeTotals,
     });
     if (change.recomputeTotals) Object.assign(change.changes, totalsChanges(order, updated));
@@ -264,7 +264,13 @@ export class InboundService {
         })),
       );
       if (inserted.length > 0) {
-        order = await orderRepository.update(trx, order.id, {}, { recomputeTotals: true, bump: false });
+        order = await orderRepository.update(
+          trx,
+          order.client_id,
+          order.id,
+          {},
+          { recomputeTotals: true, bump: false },
+        );
         changes.products = {
           from: null,
           to: inserted.map((row) => ({ productId: row.product_id, ...positionState(row) })),
@@ -308,7 +314,11 @@ export class InboundService {
   }
 
   private async orderWithProducts(db: Kysely<DB>, order: OrderRow): Promise<Order> {
-    return presentOrder(order, await productRepository.listByOrder(db, order.id), this.baseUrl);
+    return presentOrder(
+      order,
+      await productRepository.listByOrder(db, order.client_id, order.id),
+      this.baseUrl,
+    );
   }
 
   /**
@@ -325,7 +335,7 @@ export class InboundService {
       const order = await orderRepository.find(this.db, principal.clientId, id);
       if (!order) throw notFound('order', id);
       const limit = query.limit ?? 100;
-      const products = await productRepository.listByOrder(this.db, id, {
+      const products = await productRepository.listByOrder(this.db, principal.clientId, id, {
         limit,
         offset: ((query.page ?? 1) - 1) * limit,
       });
@@ -380,7 +390,7 @@ export class InboundService {
     return this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, orderId, { versionId: input.versionId });
       await requireCatalogProducts(trx, principal, [productId]);
-      if (await productRepository.findInOrder(trx, orderId, { productId }))
+      if (await productRepository.findInOrder(trx, principal.clientId, orderId, { productId }))
         throw validationError('productId', 'the document already has a position of this product');
       const [row] = await productRepository.insertMany(trx, [
         {
@@ -422,7 +432,7 @@ export class InboundService {
     return this.mutate(principal, async (trx, log) => {
       const order = await this.lockForChange(trx, principal, orderId, { versionId: input.versionId });
       const key = input.id !== undefined ? { id: input.id } : { productId: input.productId as number };
-      const position = await productRepository.findInOrder(trx, orderId, key);
+      const position = await productRepository.findInOrder(trx, principal.clientId, orderId, key);
       if (!position) throw notFound('orderProduct', input.id ?? (input.productId as number));
       if (input.productId !== undefined && input.productId !== position.product_id)
         throw validationError('productId', "differs from the position's product; add a new position instead");
@@ -432,7 +442,7 @@ export class InboundService {
       );
       const links = selfLink(this.baseUrl, `${orderPath(orderId)}/product`);
       if (!changed) return { ...before, _links: links };
-      const updated = await productRepository.update(trx, position.id, values);
+      const updated = await productRepository.update(trx, principal.clientId, position.id, values);
       await this.commitChange(trx, log, principal, order, {
         action: 'PRODUCT_UPDATE',
         changes: {

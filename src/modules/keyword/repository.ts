@@ -11,8 +11,13 @@ export const keywordRepository = {
       .values({ client_id: clientId, name })
       .returningAll()
       .executeTakeFirstOrThrow(),
-  renameGroup: (db: Kysely<DB>, id: number, name: string) =>
-    db.updateTable('keyword_group').set({ name }).where('id', '=', id).execute(),
+  renameGroup: (db: Kysely<DB>, clientId: number, id: number, name: string) =>
+    db
+      .updateTable('keyword_group')
+      .set({ name })
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .execute(),
   /** Adds words to a group; words it already has (case-insensitively) are skipped. */
   addWords: async (db: Kysely<DB>, clientId: number, groupId: number, words: readonly string[]) => {
     if (words.length === 0) return;
@@ -61,38 +66,43 @@ export const keywordRepository = {
         .execute()
     ).map((row) => row.id),
   /** The keywords of `groupIds` with their `usingQuantity`, by group then id. */
-  keywordsOf: (db: Kysely<DB>, groupIds: readonly number[]) =>
+  keywordsOf: (db: Kysely<DB>, clientId: number, groupIds: readonly number[]) =>
     groupIds.length === 0
       ? Promise.resolve([])
       : db
           .selectFrom('keyword as k')
-          .leftJoin('keyword_attachment as a', 'a.keyword_id', 'k.id')
+          .leftJoin('keyword_attachment as a', (join) =>
+            join.onRef('a.client_id', '=', 'k.client_id').onRef('a.keyword_id', '=', 'k.id'),
+          )
           .select([
             'k.id',
             'k.group_id',
             'k.name',
             (eb) => eb.fn.count<string>('a.keyword_id').as('using_quantity'),
           ])
+          .where('k.client_id', '=', clientId)
           .where('k.group_id', 'in', [...groupIds])
           .groupBy(['k.id', 'k.group_id', 'k.name'])
           .orderBy('k.group_id')
           .orderBy('k.id')
           .execute(),
-  deleteGroups: (db: Kysely<DB>, ids: readonly number[]) =>
+  deleteGroups: (db: Kysely<DB>, clientId: number, ids: readonly number[]) =>
     ids.length === 0
       ? Promise.resolve()
       : db
           .deleteFrom('keyword_group')
+          .where('client_id', '=', clientId)
           .where('id', 'in', [...ids])
           .execute()
           .then(() => undefined),
   /** Deletes keywords of one group; returns the ids that were there. */
-  deleteKeywords: async (db: Kysely<DB>, groupId: number, ids: readonly number[]) =>
+  deleteKeywords: async (db: Kysely<DB>, clientId: number, groupId: number, ids: readonly number[]) =>
     ids.length === 0
       ? []
       : (
           await db
             .deleteFrom('keyword')
+            .where('client_id', '=', clientId)
             .where('group_id', '=', groupId)
             .where('id', 'in', [...ids])
             .returning('id')
@@ -108,19 +118,29 @@ export const keywordRepository = {
   ) =>
     sql`
       INSERT INTO keyword_attachment (client_id, keyword_id, entity_type, entity_id)
-      SELECT ${clientId}, k.id, ${type}, ${entityId} FROM keyword k WHERE k.group_id = ANY(${[...groupIds]}::bigint[])
+      SELECT ${clientId}, k.id, ${type}, ${entityId} FROM keyword k
+      WHERE k.client_id = ${clientId} AND k.group_id = ANY(${[...groupIds]}::bigint[])
       ON CONFLICT DO NOTHING`.execute(db),
   /** Detaches every keyword of `groupIds` from the entity. */
-  detach: (db: Kysely<DB>, groupIds: readonly number[], type: KeywordEntityType, entityId: number) =>
+  detach: (
+    db: Kysely<DB>,
+    clientId: number,
+    groupIds: readonly number[],
+    type: KeywordEntityType,
+    entityId: number,
+  ) =>
     sql`
       DELETE FROM keyword_attachment a USING keyword k
-      WHERE a.keyword_id = k.id AND k.group_id = ANY(${[...groupIds]}::bigint[])
+      WHERE a.client_id = ${clientId} AND k.client_id = ${clientId} AND a.keyword_id = k.id
+        AND k.group_id = ANY(${[...groupIds]}::bigint[])
         AND a.entity_type = ${type} AND a.entity_id = ${entityId}`.execute(db),
   /** Ids of the keywords attached to the entity. */
   attachedTo: async (db: Kysely<DB>, clientId: number, type: KeywordEntityType, entityId: number) =>
     await db
       .selectFrom('keyword_attachment as a')
-      .innerJoin('keyword as k', 'k.id', 'a.keyword_id')
+      .innerJoin('keyword as k', (join) =>
+        join.onRef('k.client_id', '=', 'a.client_id').onRef('k.id', '=', 'a.keyword_id'),
+      )
       .select(['k.id', 'k.group_id'])
       .where('a.client_id', '=', clientId)
       .where('a.entity_type', '=', type)
@@ -131,12 +151,15 @@ export const keywordRepository = {
    * Moves the attachments of the keywords of `fromGroupIds` to the keywords of the same name (case-insensitive)
    * in `toGroupId` (merge, D6.3).
    */
-  moveAttachments: (db: Kysely<DB>, fromGroupIds: readonly number[], toGroupId: number) =>
+  moveAttachments: (db: Kysely<DB>, clientId: number, fromGroupIds: readonly number[], toGroupId: number) =>
     sql`
       INSERT INTO keyword_attachment (client_id, keyword_id, entity_type, entity_id)
       SELECT a.client_id, target.id, a.entity_type, a.entity_id
       FROM keyword_attachment a
-      JOIN keyword source ON source.id = a.keyword_id AND source.group_id = ANY(${[...fromGroupIds]}::bigint[])
-      JOIN keyword target ON target.group_id = ${toGroupId} AND lower(target.name) = lower(source.name)
+      JOIN keyword source ON source.client_id = a.client_id AND source.id = a.keyword_id
+        AND source.group_id = ANY(${[...fromGroupIds]}::bigint[])
+      JOIN keyword target ON target.client_id = a.client_id AND target.group_id = ${toGroupId}
+        AND lower(target.name) = lower(source.name)
+      WHERE a.client_id = ${clientId}
       ON CONFLICT DO NOTHING`.execute(db),
 };

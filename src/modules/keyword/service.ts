@@ -120,7 +120,7 @@ export class KeywordService {
             );
         }
       }
-      if (name !== undefined) await keywordRepository.renameGroup(trx, id, name);
+      if (name !== undefined) await keywordRepository.renameGroup(trx, principal.clientId, id, name);
       await keywordRepository.addWords(
         trx,
         principal.clientId,
@@ -139,7 +139,7 @@ export class KeywordService {
     return this.changes.run(async (trx) => {
       await this.requireGroups(trx, principal, [id], true);
       const [group] = await this.load(trx, principal, [id]);
-      await keywordRepository.deleteGroups(trx, [id]);
+      await keywordRepository.deleteGroups(trx, principal.clientId, [id]);
       return group as KeywordGroup;
     });
   }
@@ -151,7 +151,7 @@ export class KeywordService {
   async deleteGroups(principal: Principal, ids: number[]): Promise<string> {
     await this.changes.run(async (trx) => {
       await this.requireGroups(trx, principal, ids, true);
-      await keywordRepository.deleteGroups(trx, ids);
+      await keywordRepository.deleteGroups(trx, principal.clientId, ids);
     });
     return 'OK';
   }
@@ -164,7 +164,7 @@ export class KeywordService {
     const ids = [...new Set(keywordIds)];
     await this.changes.run(async (trx) => {
       await this.requireGroups(trx, principal, [groupId], true);
-      const deleted = new Set(await keywordRepository.deleteKeywords(trx, groupId, ids));
+      const deleted = new Set(await keywordRepository.deleteKeywords(trx, principal.clientId, groupId, ids));
       const missing = ids.filter((id) => !deleted.has(id)).map(String);
       if (missing.length > 0)
         throw new AppError('error_not_found', { entity: 'keyword', id: missing[0], ids: missing });
@@ -185,13 +185,13 @@ export class KeywordService {
     return this.changes.run(async (trx) => {
       await this.requireGroups(trx, principal, ids, true);
       const words = normalizeWords(
-        (await keywordRepository.keywordsOf(trx, ids)).map((keyword) => keyword.name),
+        (await keywordRepository.keywordsOf(trx, principal.clientId, ids)).map((keyword) => keyword.name),
       );
       if (words.length === 0) throw new AppError('error_empty_keywords_groups');
       const group = await keywordRepository.insertGroup(trx, principal.clientId, name);
       await keywordRepository.addWords(trx, principal.clientId, group.id, words);
-      await keywordRepository.moveAttachments(trx, ids, group.id);
-      await keywordRepository.deleteGroups(trx, ids);
+      await keywordRepository.moveAttachments(trx, principal.clientId, ids, group.id);
+      await keywordRepository.deleteGroups(trx, principal.clientId, ids);
       return (await this.load(trx, principal, [group.id]))[0] as KeywordGroup;
     });
   }
@@ -242,7 +242,7 @@ export class KeywordService {
     await this.changes.run(async (trx) => {
       await this.requireEntity(trx, principal, 'MODEL', modelId);
       await this.requireGroups(trx, principal, groupIds);
-      await keywordRepository.detach(trx, [...new Set(groupIds)], 'MODEL', modelId);
+      await keywordRepository.detach(trx, principal.clientId, [...new Set(groupIds)], 'MODEL', modelId);
     });
     return 'OK';
   }
@@ -269,7 +269,7 @@ export class KeywordService {
 
   private async load(db: Kysely<DB>, principal: Principal, ids: number[]): Promise<KeywordGroup[]> {
     const groups = await keywordRepository.groupsOf(db, principal.clientId, ids);
-    const keywords = await keywordRepository.keywordsOf(db, ids);
+    const keywords = await keywordRepository.keywordsOf(db, principal.clientId, ids);
     const byGroup = new Map<number, Keyword[]>();
     for (const keyword of keywords) {
       const list = byGroup.get(keyword.group_id) ?? [];

@@ -197,13 +197,15 @@ export class ReceiptExchange {
     extra: Updateable<ReceiptTable> = {},
   ): Promise<ReceiptRow> {
     const changes = { ...outcomeChanges(locked, outcome, basis.status), ...extra };
-    return Object.keys(changes).length === 0 ? locked : receiptRepository.update(trx, locked.id, changes);
+    return Object.keys(changes).length === 0
+      ? locked
+      : receiptRepository.update(trx, locked.client_id, locked.id, changes);
   }
 
   /** Records `outcome` of an exchange about `basis` in its own transaction; returns the receipt as stored. */
   record(basis: ReceiptRow, outcome: ProviderOutcome): Promise<ReceiptRow> {
     return this.changes.run(async (trx) => {
-      const locked = await receiptRepository.lock(trx, basis.id);
+      const locked = await receiptRepository.lock(trx, basis.client_id, basis.id);
       if (!locked) throw new Error(`receipt ${basis.id} disappeared`);
       return this.apply(trx, locked, basis, outcome);
     });

@@ -6,7 +6,7 @@
  * the receipt settled, enqueues the next refresh after the next delay of `RECEIPT_REFRESH_SCHEDULE` (the last
  * delay repeats) in the same transaction.
  *
- * A job is `{receiptId, attempt}`; the receipt's `refresh_attempts` says which attempt is current, so a job that
+ * A job is `{receiptId, clientId, attempt}` (the client routes its statements to one shard on Citus); the receipt's `refresh_attempts` says which attempt is current, so a job that
  * pg-boss runs again after a crash, or a duplicate, finds itself stale and does nothing.
  */
 import type { Kysely, Transaction } from 'kysely';
@@ -19,6 +19,8 @@ import { receiptRepository } from './repository.ts';
 /** Payload of a refresh job. */
 export interface ReceiptRefreshPayload {
   receiptId: number;
+  /** The receipt's client; absent only in jobs queued by versions before jobs carried it. */
+  clientId?: number;
   /** Which refresh of the receipt this is (0 = the first); stale unless it equals `refresh_attempts`. */
   attempt: number;
 }
@@ -63,23 +65,31 @@ export class ReceiptRefresh {
   }
 
   /** Enqueues refresh number `attempt` of a receipt inside `trx`, due after its delay. */
-  schedule(trx: Transaction<DB>, receiptId: number, attempt: number): Promise<void> {
+  schedule(trx: Transaction<DB>, receipt: { client_id: number; id: number }, attempt: number): Promise<void> {
     const startAfter = new Date(Date.now() + refreshDelayMs(this.deps.schedule, attempt));
-    return this.deps.jobs.enqueue(trx, this.job, [{ receiptId, attempt }], { startAfter });
+    return this.deps.jobs.enqueue(
+      trx,
+      this.job,
+      [{ receiptId: receipt.id, clientId: receipt.client_id, attempt }],
+      { startAfter },
+    );
   }
 
   /** One refresh; idempotent (a stale or repeated job does nothing). */
-  private async perform({ receiptId, attempt }: ReceiptRefreshPayload): Promise<void> {
-    const row = await receiptRepository.findById(this.deps.db, receiptId);
+  private async perform({ receiptId, clientId, attempt }: ReceiptRefreshPayload): Promise<void> {
+    const row =
+      clientId === undefined
+        ? await receiptRepository.findById(this.deps.db, receiptId)
+        : await receiptRepository.findOfClient(this.deps.db, clientId, receiptId);
     if (!row || row.refresh_attempts !== attempt || isSettled(row.status)) return;
     const outcome = await this.deps.exchange.refresh(row);
     await this.deps.changes.run(async (trx) => {
-      const locked = await receiptRepository.lock(trx, receiptId);
+      const locked = await receiptRepository.lock(trx, row.client_id, receiptId);
       if (!locked || locked.refresh_attempts !== attempt) return;
       const stored = await this.deps.exchange.apply(trx, locked, row, outcome, {
         refresh_attempts: attempt + 1,
       });
-      if (!isSettled(stored.status)) await this.schedule(trx, receiptId, attempt + 1);
+      if (!isSettled(stored.status)) await this.schedule(trx, locked, attempt + 1);
     });
   }
 }

@@ -1,6 +1,7 @@
 /** SQL of the receipt group (spec §4.3, D8); every query of an integrator's request is scoped by client. */
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { acrossClients } from '../../db/cross-tenant.ts';
 import type { ReceiptRow } from './presenter.ts';
 import type { ReceiptTable } from './tables.ts';
 
@@ -32,13 +33,22 @@ export const receiptRepository = {
       .where('client_id', '=', clientId)
       .executeTakeFirst(),
 
-  /** A receipt by id, any client: for the refresh job, which acts for the receipt's own client. */
+  /**
+   * A receipt by id, any client: for a refresh job queued before jobs carried their client (spans clients,
+   * P163).
+   */
   findById: (db: Kysely<DB>, id: number): Promise<ReceiptRow | undefined> =>
-    db.selectFrom('receipt').selectAll().where('id', '=', id).executeTakeFirst(),
+    acrossClients(db, (trx) => trx.selectFrom('receipt').selectAll().where('id', '=', id).executeTakeFirst()),
 
-  /** The receipt locked for the rest of the transaction. */
-  lock: (db: Kysely<DB>, id: number): Promise<ReceiptRow | undefined> =>
-    db.selectFrom('receipt').selectAll().where('id', '=', id).forUpdate().executeTakeFirst(),
+  /** The receipt of `clientId` locked for the rest of the transaction. */
+  lock: (db: Kysely<DB>, clientId: number, id: number): Promise<ReceiptRow | undefined> =>
+    db
+      .selectFrom('receipt')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst(),
 
   /** The receipts of a document of `clientId`, oldest first. */
   listOfOrder: (db: Kysely<DB>, clientId: number, orderId: number): Promise<ReceiptRow[]> =>
@@ -50,8 +60,19 @@ export const receiptRepository = {
       .orderBy('id')
       .execute(),
 
-  update: (db: Kysely<DB>, id: number, values: Updateable<ReceiptTable>): Promise<ReceiptRow> =>
-    db.updateTable('receipt').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
+  update: (
+    db: Kysely<DB>,
+    clientId: number,
+    id: number,
+    values: Updateable<ReceiptTable>,
+  ): Promise<ReceiptRow> =>
+    db
+      .updateTable('receipt')
+      .set(values)
+      .where('client_id', '=', clientId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
 
   /** The positions of a document of `clientId` in position order, with their catalog product names. */
   positions: (db: Kysely<DB>, clientId: number, orderId: number): Promise<ReceiptPosition[]> =>

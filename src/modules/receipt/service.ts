@@ -111,7 +111,7 @@ export class ReceiptService {
             total_amount: totalText,
             lines: JSON.stringify(lines),
           });
-          await this.refresh.schedule(trx, row.id, 0);
+          await this.refresh.schedule(trx, row, 0);
           return { row, settings };
         },
         // The row and its refresh job are durable before the provider is asked, also with an idempotency key (P122).

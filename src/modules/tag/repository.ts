@@ -24,14 +24,20 @@ function filtered(db: Kysely<DB>, criteria: TagCriteria) {
             eb
               .selectFrom('product_tag_product as bound')
               .select('bound.tag_id')
+              .whereRef('bound.client_id', '=', 'tag.client_id')
               .whereRef('bound.tag_id', '=', 'tag.id')
               .where('bound.product_id', '=', criteria.productId as number),
           ),
           eb.exists(
             eb
               .selectFrom('product_tag_model as bound')
-              .innerJoin('product', 'product.model_id', 'bound.model_id')
+              .innerJoin('product', (join) =>
+                join
+                  .onRef('product.client_id', '=', 'bound.client_id')
+                  .onRef('product.model_id', '=', 'bound.model_id'),
+              )
               .select('bound.tag_id')
+              .whereRef('bound.client_id', '=', 'tag.client_id')
               .whereRef('bound.tag_id', '=', 'tag.id')
               .where('product.id', '=', criteria.productId as number),
           ),
@@ -102,38 +108,48 @@ export const tagRepository = {
       ).total,
     ),
   /** Binds; false when already bound. */
-  bindProduct: async (db: Kysely<DB>, tagId: number, productId: number) =>
+  bindProduct: async (db: Kysely<DB>, clientId: number, tagId: number, productId: number) =>
     (await db
       .insertInto('product_tag_product')
-      .values({ tag_id: tagId, product_id: productId })
+      .values({ client_id: clientId, tag_id: tagId, product_id: productId })
       .onConflict((c) => c.doNothing())
       .returning('tag_id')
       .executeTakeFirst()) !== undefined,
-  unbindProduct: (db: Kysely<DB>, tagId: number, productId: number) =>
+  unbindProduct: (db: Kysely<DB>, clientId: number, tagId: number, productId: number) =>
     db
       .deleteFrom('product_tag_product')
+      .where('client_id', '=', clientId)
       .where('tag_id', '=', tagId)
       .where('product_id', '=', productId)
       .execute(),
-  bindModel: async (db: Kysely<DB>, tagId: number, modelId: number) =>
+  bindModel: async (db: Kysely<DB>, clientId: number, tagId: number, modelId: number) =>
     (await db
       .insertInto('product_tag_model')
-      .values({ tag_id: tagId, model_id: modelId })
+      .values({ client_id: clientId, tag_id: tagId, model_id: modelId })
       .onConflict((c) => c.doNothing())
       .returning('tag_id')
       .executeTakeFirst()) !== undefined,
-  unbindModel: (db: Kysely<DB>, tagId: number, modelId: number) =>
-    db.deleteFrom('product_tag_model').where('tag_id', '=', tagId).where('model_id', '=', modelId).execute(),
+  unbindModel: (db: Kysely<DB>, clientId: number, tagId: number, modelId: number) =>
+    db
+      .deleteFrom('product_tag_model')
+      .where('client_id', '=', clientId)
+      .where('tag_id', '=', tagId)
+      .where('model_id', '=', modelId)
+      .execute(),
   /** Every (product, tag) of a model: tags bound to each product and tags bound to the model (D7.2). */
-  tagsOfModelProducts: (db: Kysely<DB>, modelId: number) =>
+  tagsOfModelProducts: (db: Kysely<DB>, clientId: number, modelId: number) =>
     sql<{ product_id: number; id: number | null; name: string | null; client_id: number | null }>`
       SELECT p.id AS product_id, t.id, t.name, t.client_id
       FROM product p
       LEFT JOIN LATERAL (
-        SELECT tag_id FROM product_tag_product WHERE product_id = p.id
-        UNION SELECT tag_id FROM product_tag_model WHERE model_id = p.model_id
-      ) bound ON true
-      LEFT JOIN product_tag t ON t.id = bound.tag_id
-      WHERE p.model_id = ${modelId} AND NOT p.deleted
+        SELECT client_id, tag_id FROM product_tag_product WHERE client_id = p.client_id AND product_id = p.id
+        UNION SELECT client_id, tag_id FROM product_tag_model WHERE client_id = p.client_id AND model_id = p.model_id
+      ) bound ON bound.client_id = p.client_id
+      -- Each bound tag by its key (OFFSET 0 keeps the lookup a lateral probe, never a scan of the tags).
+      LEFT JOIN LATERAL (
+        SELECT id, name, client_id FROM product_tag
+        WHERE client_id = bound.client_id AND id = bound.tag_id OFFSET 0
+      ) t ON true
+      WHERE p.client_id = ${clientId} AND p.model_id = ${modelId} AND NOT p.deleted
       ORDER BY p.id, t.id`.execute(db),
 };

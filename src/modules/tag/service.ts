@@ -118,7 +118,7 @@ export class TagService {
   async ofModel(principal: Principal, modelId: number): Promise<FindResponseProductTagInfo> {
     if (!(await catalogEntityExists(this.db, 'product_model', principal.clientId, modelId)))
       throw notFound('model', modelId);
-    const rows = (await tagRepository.tagsOfModelProducts(this.db, modelId)).rows;
+    const rows = (await tagRepository.tagsOfModelProducts(this.db, principal.clientId, modelId)).rows;
     const byProduct = new Map<number, ProductTag[]>();
     for (const row of rows) {
       const tags = byProduct.get(row.product_id) ?? [];
@@ -156,6 +156,7 @@ export class TagService {
       if (action === 'unbind') {
         await (target === 'product' ? tagRepository.unbindProduct : tagRepository.unbindModel)(
           trx,
+          principal.clientId,
           tagId,
           entityId,
         );
@@ -163,6 +164,7 @@ export class TagService {
       }
       const bound = await (target === 'product' ? tagRepository.bindProduct : tagRepository.bindModel)(
         trx,
+        principal.clientId,
         tagId,
         entityId,
       );

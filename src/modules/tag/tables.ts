@@ -1,4 +1,4 @@
-/** Kysely table types of product tags (migration 0005, D7), added to `DB` by augmentation. */
+/** Kysely table types of product tags (migrations 0005 and 0016, D7), added to `DB` by augmentation. */
 import type { Generated } from 'kysely';
 
 export interface ProductTagTable {
@@ -8,11 +8,13 @@ export interface ProductTagTable {
 }
 
 export interface ProductTagProductTable {
+  client_id: number;
   tag_id: number;
   product_id: number;
 }
 
 export interface ProductTagModelTable {
+  client_id: number;
   tag_id: number;
   model_id: number;
 }

@@ -49,6 +49,7 @@ export class TaskRun<P extends object = object> {
   /** The last progress reported (written or not yet). */
   progressValue: number;
   processedQuantity: number;
+  readonly clientId: number;
   readonly id: number;
   readonly attempt: number;
   readonly context: TaskContext<P>;
@@ -65,6 +66,7 @@ export class TaskRun<P extends object = object> {
     row: TaskRow,
     private readonly timing: RunTiming,
   ) {
+    this.clientId = row.client_id;
     this.id = row.id;
     this.attempt = row.attempt;
     this.progressValue = row.progress;
@@ -139,7 +141,7 @@ export class TaskRun<P extends object = object> {
         this.dirty = false;
         this.lastWriteAt = Date.now();
       }
-      this.observe(await taskRepository.updateRun(this.db, this.id, this.attempt, values));
+      this.observe(await taskRepository.updateRun(this.db, this, values));
     });
     this.writing = next.catch(() => undefined);
     return next;
@@ -147,7 +149,7 @@ export class TaskRun<P extends object = object> {
 
   private async checkCancelled(): Promise<void> {
     this.throwIfStopped();
-    this.observe(await taskRepository.statusOfRun(this.db, this.id, this.attempt));
+    this.observe(await taskRepository.statusOfRun(this.db, this));
     this.throwIfStopped();
   }
 
@@ -159,7 +161,7 @@ export class TaskRun<P extends object = object> {
     this.fileWritten = true;
     const sink = new ChunkSink(async (number, data) => {
       this.throwIfStopped();
-      await taskFileRepository.insertChunk(this.db, this.id, this.attempt, number, data);
+      await taskFileRepository.insertChunk(this.db, this.clientId, this.id, this.attempt, number, data);
     });
     try {
       await write(sink);
@@ -171,7 +173,7 @@ export class TaskRun<P extends object = object> {
       throw error;
     }
     this.observe(
-      await taskRepository.updateRun(this.db, this.id, this.attempt, {
+      await taskRepository.updateRun(this.db, this, {
         file_name: file.fileName,
         file_content_type: file.contentType,
         file_size: sink.bytes,

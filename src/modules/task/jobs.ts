@@ -1,6 +1,6 @@
 /**
  * The jobs of the task group: one pg-boss queue per task kind (`task-<type in kebab case>`), whose job
- * `{taskId}` runs the task once (P80). Jobs are never retried by pg-boss: the runner schedules retries as new jobs
+ * `{taskId, clientId}` runs the task once (P80); the client routes the run's statements to one shard on Citus. Jobs are never retried by pg-boss: the runner schedules retries as new jobs
  * and the sweep replaces the job of a run whose process died (P83, P84).
  */
 import { defineJob, type JobDefinition } from '../../jobs/job.ts';
@@ -9,6 +9,8 @@ import type { TaskDefinition } from './definition.ts';
 /** Payload of a task's job. */
 export interface TaskJobPayload {
   taskId: number;
+  /** The task's client; absent only in jobs queued by versions before jobs carried it. */
+  clientId?: number;
 }
 
 /** A run's time limit when its kind sets none (`TaskDefinition.timeoutSeconds`). */
@@ -24,10 +26,10 @@ const JOB_EXPIRY_MARGIN_SECONDS = 60;
 /** The queue of a task kind: `CAMPAIGN_STATS_FILE_TASK` → `task-campaign-stats-file-task`. */
 export const taskQueueName = (type: string) => `task-${type.toLowerCase().replaceAll('_', '-')}`;
 
-/** The job that runs tasks of `kind`; `run` performs one task given its id and the job's id. */
+/** The job that runs tasks of `kind`; `run` performs one task given its payload and the job's id. */
 export function taskJob(
   kind: TaskDefinition<never>,
-  run: (taskId: number, jobId: string) => Promise<void>,
+  run: (payload: TaskJobPayload, jobId: string) => Promise<void>,
 ): JobDefinition<TaskJobPayload> {
   return defineJob<TaskJobPayload>({
     name: taskQueueName(kind.type),
@@ -35,6 +37,6 @@ export function taskJob(
     attempts: 1,
     backoffSeconds: 0,
     expireSeconds: Math.ceil(kind.timeoutSeconds ?? DEFAULT_TASK_TIMEOUT_SECONDS) + JOB_EXPIRY_MARGIN_SECONDS,
-    perform: (payload, job) => run(payload.taskId, job.id),
+    perform: (payload, job) => run(payload, job.id),
   });
 }

@@ -1,12 +1,14 @@
 /**
  * SQL of the task group (D10.3). API queries are scoped by the caller's `client_id`; the runner's writes go by
- * task id and are fenced by the run's `attempt` (a run that lost its task changes nothing, P82); the sweep reads
- * pg-boss's `pgboss.job` table (pg-boss 10 schema: `name`, `id`, `state`) to find tasks whose job is gone (P83).
+ * the client and task id its job carries and are fenced by the run's `attempt` (a run that lost its task changes
+ * nothing, P82); the sweep spans clients (P163) and reads pg-boss's `pgboss.job` table (pg-boss 10 schema:
+ * `name`, `id`, `state`) to find tasks whose job is gone (P83).
  */
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import type { CursorPosition } from '../../http/cursor.ts';
+import { acrossClients } from '../../db/cross-tenant.ts';
 import type { DateRange } from '../inbound/find-filter.ts';
 import type { TaskSortField } from './schemas.ts';
 import type { TaskStatus, TaskTable } from './tables.ts';
@@ -60,6 +62,7 @@ const silentSince = (ms: number) => sql<Date>`now() - ${ms}::double precision * 
 /** A task as the sweep sees it. */
 export interface SweptTask {
   id: number;
+  client_id: number;
   type: string;
   status: TaskStatus;
   attempt: number;
@@ -71,6 +74,14 @@ export interface SweptTask {
 export const taskRepository = {
   insert: (db: Kysely<DB>, values: Insertable<TaskTable>) =>
     db.insertInto('task').values(values).returningAll().executeTakeFirstOrThrow(),
+
+  /** The client of task `id`, for a job queued before jobs carried their client: spans clients (P163). */
+  clientOf: async (db: Kysely<DB>, id: number): Promise<number | undefined> =>
+    (
+      await acrossClients(db, (trx) =>
+        trx.selectFrom('task').select('client_id').where('id', '=', id).executeTakeFirst(),
+      )
+    )?.client_id,
 
   /** The task if it belongs to `clientId`; `lock` takes a row lock for a change. */
   findOfClient: (db: Kysely<DB>, clientId: number, id: number, lock = false) =>
@@ -130,14 +141,15 @@ export const taskRepository = {
    */
   updateIf: (
     db: Kysely<DB>,
-    id: number,
+    task: { client_id: number; id: number },
     seen: { status: TaskStatus; attempt: number; job_id: string; silentMs?: number },
     values: Updateable<TaskTable>,
   ) =>
     db
       .updateTable('task')
       .set(values)
-      .where('id', '=', id)
+      .where('client_id', '=', task.client_id)
+      .where('id', '=', task.id)
       .where('status', '=', seen.status)
       .where('attempt', '=', seen.attempt)
       .where('job_id', '=', seen.job_id)
@@ -151,7 +163,7 @@ export const taskRepository = {
    * Starts run number `attempt + 1` of a queued task, if `jobId` is still its job: RUNNING, stamped. Undefined
    * for a stale job or a task that is no longer queued (cancelled meanwhile).
    */
-  claim: (db: Kysely<DB>, id: number, jobId: string) =>
+  claim: (db: Kysely<DB>, clientId: number, id: number, jobId: string) =>
     db
       .updateTable('task')
       .set({
@@ -167,6 +179,7 @@ export const taskRepository = {
         file_size: null,
         file_attempt: null,
       })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .where('job_id', '=', jobId)
       .where('status', 'in', ['CREATED', 'RESTARTING'])
@@ -177,114 +190,159 @@ export const taskRepository = {
    * Writes `values` for run `attempt` while it still holds the task (P82) and stamps its heartbeat.
    * @returns the task's status, or undefined when the run lost the task
    */
-  updateRun: async (db: Kysely<DB>, id: number, attempt: number, values: Updateable<TaskTable> = {}) =>
+  updateRun: async (
+    db: Kysely<DB>,
+    run: { clientId: number; id: number; attempt: number },
+    values: Updateable<TaskTable> = {},
+  ) =>
     (
       await db
         .updateTable('task')
         .set({ ...values, heartbeat_date: sql`now()` })
-        .where('id', '=', id)
-        .where('attempt', '=', attempt)
+        .where('client_id', '=', run.clientId)
+        .where('id', '=', run.id)
+        .where('attempt', '=', run.attempt)
         .where('status', 'in', RUNNING)
         .returning('status')
         .executeTakeFirst()
     )?.status,
 
   /** The status while run `attempt` holds the task (`lock`: row-locked for its end); undefined once it lost it. */
-  statusOfRun: async (db: Kysely<DB>, id: number, attempt: number, lock = false) =>
+  statusOfRun: async (db: Kysely<DB>, run: { clientId: number; id: number; attempt: number }, lock = false) =>
     (
       await db
         .selectFrom('task')
         .select('status')
-        .where('id', '=', id)
-        .where('attempt', '=', attempt)
+        .where('client_id', '=', run.clientId)
+        .where('id', '=', run.id)
+        .where('attempt', '=', run.attempt)
         .where('status', 'in', RUNNING)
         .$if(lock, (qb) => qb.forUpdate())
         .executeTakeFirst()
     )?.status,
 
   /** Ends run `attempt` with `values` (a final status or RESTARTING); undefined when the run lost the task. */
-  endRun: (db: Kysely<DB>, id: number, attempt: number, values: Updateable<TaskTable>) =>
+  endRun: (
+    db: Kysely<DB>,
+    run: { clientId: number; id: number; attempt: number },
+    values: Updateable<TaskTable>,
+  ) =>
     db
       .updateTable('task')
       .set(values)
-      .where('id', '=', id)
-      .where('attempt', '=', attempt)
+      .where('client_id', '=', run.clientId)
+      .where('id', '=', run.id)
+      .where('attempt', '=', run.attempt)
       .where('status', 'in', RUNNING)
       .returningAll()
       .executeTakeFirst(),
 
   /**
    * Runs of the given kinds whose heartbeat is older than `silentMs` (their process died, P83); measured on the
-   * database's clock, which stamps the heartbeats.
+   * database's clock, which stamps the heartbeats. A sweep spanning clients (P163).
    */
   staleRuns: (db: Kysely<DB>, types: string[], silentMs: number, limit: number): Promise<SweptTask[]> =>
-    db
-      .selectFrom('task')
-      .select(['id', 'type', 'status', 'attempt', 'job_id', 'lang'])
-      .where('status', 'in', RUNNING)
-      .where('type', '=', sql<string>`any(${types}::text[])`)
-      .where('heartbeat_date', '<', silentSince(silentMs))
-      .orderBy('id')
-      .limit(limit)
-      .execute(),
+    acrossClients(db, (trx) =>
+      trx
+        .selectFrom('task')
+        .select(['id', 'client_id', 'type', 'status', 'attempt', 'job_id', 'lang'])
+        .where('status', 'in', RUNNING)
+        .where('type', '=', sql<string>`any(${types}::text[])`)
+        .where('heartbeat_date', '<', silentSince(silentMs))
+        .orderBy('id')
+        .limit(limit)
+        .execute(),
+    ),
 
   /**
    * Queued tasks (CREATED, RESTARTING) of the given kinds whose job is no longer waiting or running in pg-boss
-   * (failed, completed, cancelled, archived unstarted, deleted): nothing would ever run them.
+   * (failed, completed, cancelled, archived unstarted, deleted): nothing would ever run them. A sweep spanning
+   * clients (P163): the queued tasks first, then which of their jobs pg-boss (local to the coordinator on Citus)
+   * still holds.
    * @param queues each kind and its queue
    */
   lostQueued: async (
     db: Kysely<DB>,
     queues: Array<{ type: string; queue: string }>,
     limit: number,
-  ): Promise<SweptTask[]> =>
-    (
-      await sql<SweptTask>`
-        SELECT t.id, t.type, t.status, t.attempt, t.job_id, t.lang
-        FROM task t
-        JOIN unnest(${queues.map((q) => q.type)}::text[], ${queues.map((q) => q.queue)}::text[])
-          AS kind(type, queue) ON kind.type = t.type
-        WHERE t.status IN ('CREATED', 'RESTARTING')
-          AND NOT EXISTS (
-            SELECT 1 FROM pgboss.job j
-            WHERE j.name = kind.queue AND j.id = t.job_id AND j.state IN ('created', 'retry', 'active')
-          )
-        ORDER BY t.id
-        LIMIT ${limit}`.execute(db)
-    ).rows,
+  ): Promise<SweptTask[]> => {
+    const queued = await acrossClients(db, (trx) =>
+      trx
+        .selectFrom('task')
+        .select(['id', 'client_id', 'type', 'status', 'attempt', 'job_id', 'lang'])
+        .where('status', 'in', ['CREATED', 'RESTARTING'])
+        .where('type', '=', sql<string>`any(${queues.map((q) => q.type)}::text[])`)
+        .orderBy('id')
+        .execute(),
+    );
+    if (queued.length === 0) return [];
+    const queueOf = new Map(queues.map((q) => [q.type, q.queue]));
+    const live = await sql<{ id: string }>`
+      SELECT j.id FROM pgboss.job j
+      JOIN unnest(${queued.map((task) => queueOf.get(task.type))}::text[], ${queued.map((task) => task.job_id)}::uuid[])
+        AS wanted(name, id) ON j.name = wanted.name AND j.id = wanted.id
+      WHERE j.state IN ('created', 'retry', 'active')`.execute(db);
+    const liveIds = new Set(live.rows.map((row) => row.id));
+    return queued.filter((task) => !liveIds.has(task.job_id)).slice(0, limit);
+  },
 
-  /** Deletes up to `limit` tasks that ended before `finishedBefore`, with their files (retention, P87). */
-  deleteFinished: async (db: Kysely<DB>, finishedBefore: Date, limit: number) =>
-    (
-      await sql`
-        DELETE FROM task WHERE id IN (
-          SELECT id FROM task
-          WHERE status IN ('FINISHED', 'ERROR', 'INTERRUPTED') AND finish_date < ${finishedBefore}
-          ORDER BY finish_date
-          LIMIT ${limit}
-        )`.execute(db)
-    ).numAffectedRows ?? 0n,
+  /**
+   * Deletes up to `limit` tasks that ended before `finishedBefore`, with their files (retention, P87): a purge
+   * spanning clients (P163), the expired keys read first, then deleted by key.
+   */
+  deleteFinished: (db: Kysely<DB>, finishedBefore: Date, limit: number) =>
+    acrossClients(db, async (trx) => {
+      const expired = await trx
+        .selectFrom('task')
+        .select(['client_id', 'id'])
+        .where('status', 'in', ['FINISHED', 'ERROR', 'INTERRUPTED'])
+        .where('finish_date', '<', finishedBefore)
+        .orderBy('finish_date')
+        .limit(limit)
+        .execute();
+      if (expired.length === 0) return 0n;
+      return (
+        (
+          await sql`
+            DELETE FROM task t USING unnest(${expired.map((row) => row.client_id)}::bigint[],
+              ${expired.map((row) => row.id)}::bigint[]) AS expired(client_id, id)
+            WHERE t.client_id = expired.client_id AND t.id = expired.id`.execute(trx)
+        ).numAffectedRows ?? 0n
+      );
+    }),
 };
 
 /** The chunks of task files (P86). */
 export const taskFileRepository = {
-  insertChunk: (db: Kysely<DB>, taskId: number, attempt: number, number: number, data: Buffer) =>
-    db.insertInto('task_file_chunk').values({ task_id: taskId, attempt, number, data }).execute(),
+  insertChunk: (
+    db: Kysely<DB>,
+    clientId: number,
+    taskId: number,
+    attempt: number,
+    number: number,
+    data: Buffer,
+  ) =>
+    db
+      .insertInto('task_file_chunk')
+      .values({ client_id: clientId, task_id: taskId, attempt, number, data })
+      .execute(),
 
   /** Deletes the task's chunks, except those of run `keepAttempt` when given. */
-  deleteChunks: (db: Kysely<DB>, taskId: number, keepAttempt?: number) =>
+  deleteChunks: (db: Kysely<DB>, clientId: number, taskId: number, keepAttempt?: number) =>
     db
       .deleteFrom('task_file_chunk')
+      .where('client_id', '=', clientId)
       .where('task_id', '=', taskId)
       .$if(keepAttempt !== undefined, (qb) => qb.where('attempt', '<>', keepAttempt as number))
       .execute(),
 
   /** One chunk's bytes; undefined past the last one. */
-  chunk: async (db: Kysely<DB>, taskId: number, attempt: number, number: number) =>
+  chunk: async (db: Kysely<DB>, clientId: number, taskId: number, attempt: number, number: number) =>
     (
       await db
         .selectFrom('task_file_chunk')
         .select('data')
+        .where('client_id', '=', clientId)
         .where('task_id', '=', taskId)
         .where('attempt', '=', attempt)
         .where('number', '=', number)

@@ -36,6 +36,7 @@ interface RegisteredKind {
 /** What the "retry or fail" rule needs to know about a task. */
 export interface EndingTask {
   id: number;
+  client_id: number;
   type: string;
   status: TaskStatus;
   attempt: number;
@@ -86,7 +87,7 @@ export class TaskRunner {
     if (!(kind.attempts >= 1)) throw new Error(`task type ${kind.type} needs attempts >= 1`);
     if (kind.timeoutSeconds !== undefined && !(kind.timeoutSeconds > 0))
       throw new Error(`task type ${kind.type} needs timeoutSeconds > 0`);
-    const job = taskJob(kind, (taskId, jobId) => this.run(kind, taskId, jobId));
+    const job = taskJob(kind, (payload, jobId) => this.run(kind, payload, jobId));
     this.kinds.set(kind.type, { kind, job });
     return job;
   }
@@ -102,19 +103,22 @@ export class TaskRunner {
   }
 
   /**
-   * Inserts the job that runs task `taskId` inside `trx`, due at `startAfter` (now when omitted).
+   * Inserts the job that runs `task` inside `trx`, due at `startAfter` (now when omitted).
    * @throws Error when the kind of `type` is not registered (a wiring bug: no worker would ever run it)
    */
   async schedule(
     trx: Transaction<DB>,
     type: string,
-    taskId: number,
+    task: { clientId: number; id: number },
     jobId: string,
     startAfter?: Date,
   ): Promise<void> {
     const registered = this.kinds.get(type);
     if (!registered) throw new Error(`task type ${type} is not listed by any group`);
-    await this.jobs.enqueue(trx, registered.job, [{ taskId }], { id: jobId, startAfter });
+    await this.jobs.enqueue(trx, registered.job, [{ taskId: task.id, clientId: task.clientId }], {
+      id: jobId,
+      startAfter,
+    });
   }
 
   /** Cancels the waiting job of a task inside `trx` (cancel of a queued task, P81). */
@@ -147,7 +151,8 @@ export class TaskRunner {
       const retryDate = new Date(now.getTime() + delayMs);
       const jobId = randomUUID();
       const row = await write({ status: 'RESTARTING', retry_date: retryDate, job_id: jobId, failure });
-      if (row) await this.schedule(trx, task.type, task.id, jobId, retryDate);
+      if (row)
+        await this.schedule(trx, task.type, { clientId: task.client_id, id: task.id }, jobId, retryDate);
       return row;
     }
     return this.end(trx, write, {
@@ -166,16 +171,18 @@ export class TaskRunner {
   ): Promise<TaskRow | undefined> {
     const row = await write(values);
     const keep = row?.status === 'FINISHED' ? (row.file_attempt ?? undefined) : undefined;
-    if (row) await taskFileRepository.deleteChunks(trx, row.id, keep);
+    if (row) await taskFileRepository.deleteChunks(trx, row.client_id, row.id, keep);
     return row;
   }
 
   /**
-   * Runs task `taskId` for its job `jobId` (a stale job, or a task cancelled meanwhile, does nothing). A run past
+   * Runs the job's task for its job `jobId` (a stale job, or a task cancelled meanwhile, does nothing). A run past
    * the kind's time limit is abandoned and recorded as an unexpected failure.
    */
-  private async run(kind: TaskDefinition<never>, taskId: number, jobId: string): Promise<void> {
-    const row = await taskRepository.claim(this.db, taskId, jobId);
+  private async run(kind: TaskDefinition<never>, payload: TaskJobPayload, jobId: string): Promise<void> {
+    const clientId = payload.clientId ?? (await taskRepository.clientOf(this.db, payload.taskId));
+    if (clientId === undefined) return;
+    const row = await taskRepository.claim(this.db, clientId, payload.taskId, jobId);
     if (!row) return;
     const run = new TaskRun<never>(this.db, row, this.timing);
     this.runs.add(run);
@@ -208,10 +215,9 @@ export class TaskRunner {
   /** Records the outcome of a run in one transaction, fenced by its attempt (see the module comment). */
   private async record(row: TaskRow, run: TaskRun, outcome: { error: unknown } | undefined): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      const status = await taskRepository.statusOfRun(trx, row.id, run.attempt, true);
+      const status = await taskRepository.statusOfRun(trx, run, true);
       if (status === undefined) return;
-      const write = (values: Updateable<TaskTable>) =>
-        taskRepository.endRun(trx, row.id, run.attempt, values);
+      const write = (values: Updateable<TaskTable>) => taskRepository.endRun(trx, run, values);
       const now = new Date();
       const error = outcome?.error;
       // A run told of the cancel was interrupted, even if `perform` swallowed it; a failure after a cancel too.

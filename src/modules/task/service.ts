@@ -90,7 +90,7 @@ export class TaskService {
       ...(input.properties !== undefined && { properties: JSON.stringify(input.properties) }),
       job_id: jobId,
     });
-    await this.runner.schedule(trx, kind.type, row.id, jobId);
+    await this.runner.schedule(trx, kind.type, { clientId: row.client_id, id: row.id }, jobId);
     await notifyChange(trx, 'task', row.id);
     return presentTask(row, this.baseUrl);
   }
@@ -155,7 +155,7 @@ export class TaskService {
       switch (task.status) {
         case 'CREATED':
         case 'RESTARTING': {
-          const interrupted = await taskRepository.updateIf(trx, id, task, {
+          const interrupted = await taskRepository.updateIf(trx, task, task, {
             status: 'INTERRUPTED',
             finish_date: new Date(),
           });
@@ -163,7 +163,7 @@ export class TaskService {
           return interrupted ?? task;
         }
         case 'RUNNING':
-          return (await taskRepository.updateIf(trx, id, task, { status: 'INTERRUPTING' })) ?? task;
+          return (await taskRepository.updateIf(trx, task, task, { status: 'INTERRUPTING' })) ?? task;
         case 'INTERRUPTING':
           return task;
         case 'FINISHED':
@@ -189,7 +189,7 @@ export class TaskService {
     async function* chunks() {
       let sent = 0;
       for (let number = 0; sent < size; number++) {
-        const data = await taskFileRepository.chunk(db, id, attempt, number);
+        const data = await taskFileRepository.chunk(db, principal.clientId, id, attempt, number);
         // Deleted meanwhile (retention): fail the download rather than end it short.
         if (!data) throw new Error(`chunk ${number} of the file of task ${id} is missing`);
         sent += data.length;

@@ -96,7 +96,7 @@ export class TaskSweeper {
       .transaction()
       .execute((trx) =>
         this.runner.retryOrFail(trx, task, failure, (values) =>
-          taskRepository.updateIf(trx, task.id, { ...task, silentMs }, values),
+          taskRepository.updateIf(trx, task, { ...task, silentMs }, values),
         ),
       );
     return row !== undefined;

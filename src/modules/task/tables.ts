@@ -40,6 +40,7 @@ export interface TaskTable {
 
 /** One chunk of a task's file, per run (P86). */
 export interface TaskFileChunkTable {
+  client_id: number;
   task_id: number;
   attempt: number;
   number: number;

@@ -1,6 +1,6 @@
 /**
- * The webhook delivery jobs in the pg-boss queue (D9.3). A job is `{d: deliveryId, a: attempts}`: "make attempt
- * number a+1 of delivery d". Jobs are inserted inside the caller's transaction, so they exist exactly when the
+ * The webhook delivery jobs in the pg-boss queue (D9.3). A job is `{d: deliveryId, a: attempts, c: clientId}`:
+ * "make attempt number a+1 of delivery d of client c" (the client routes its statements to one shard on Citus). Jobs are inserted inside the caller's transaction, so they exist exactly when the
  * change (or the recorded failed attempt) commits. A job whose process dies while it is active expires and is
  * retried by pg-boss; the dispatcher ignores jobs whose attempt number is stale, so retried jobs are harmless.
  * The same rule makes watchdog jobs work (P29): a second job for an attempt still running in the background, due
@@ -20,10 +20,13 @@ export interface DeliveryJobData {
   d: number;
   /** The delivery's `attempts` when the job was scheduled. */
   a: number;
+  /** The delivery's client; absent only in jobs queued by versions before jobs carried it. */
+  c?: number;
 }
 
 /** One job to schedule. */
 export interface DeliveryJobSpec {
+  clientId: number;
   deliveryId: number;
   attempts: number;
   /** When the attempt is due; now when omitted. */
@@ -49,7 +52,7 @@ export class DeliveryQueue {
         .slice(start, start + INSERT_CHUNK)
         .map((spec) => ({
           name: DELIVERY_QUEUE,
-          data: { d: spec.deliveryId, a: spec.attempts },
+          data: { d: spec.deliveryId, a: spec.attempts, c: spec.clientId },
           ...(spec.startAfter && { startAfter: spec.startAfter.toISOString() }),
           expireInSeconds: this.expireInSeconds,
           // Retries of the job itself cover crashes and database outages, not receiver failures (those are

@@ -177,7 +177,9 @@ export class WebhookDispatcher {
     const running = jobs.flatMap((job) => this.background.get(job.data.d) ?? []);
     if (running.length > 0) await Promise.all(running);
     const expected = new Map(jobs.map((job) => [job.data.d, job.data.a]));
-    const rows = await deliveryRepository.loadForDispatch(this.db, [...expected.keys()]);
+    const rows: DispatchRow[] = [];
+    for (const [clientId, ids] of await this.idsByClient(jobs))
+      rows.push(...(await deliveryRepository.loadForDispatch(this.db, clientId, ids)));
     const current = rows.filter(
       (row) => row.status === 'PENDING' && row.webhook_live && row.attempts === expected.get(row.id),
     );
@@ -217,7 +219,12 @@ export class WebhookDispatcher {
       await this.recordOutcomes(
         finished.map((attempt) => attempt.row),
         finished.map((attempt) => attempt.outcome as AttemptOutcome),
-        unfinished.map(({ row }) => ({ deliveryId: row.id, attempts: row.attempts, startAfter: watchdogAt })),
+        unfinished.map(({ row }) => ({
+          clientId: row.client_id,
+          deliveryId: row.id,
+          attempts: row.attempts,
+          startAfter: watchdogAt,
+        })),
       );
     } catch {
       // Nothing committed, so no watchdog covers the unfinished sends: fall back to recording the whole batch
@@ -238,15 +245,23 @@ export class WebhookDispatcher {
   /** Moves the next attempt of deliveries to throttled endpoints to the end of the throttle (no attempt counted). */
   private async defer(rows: DispatchRow[]): Promise<void> {
     const jobs = await this.db.transaction().execute(async (trx) => {
-      const moved = await deliveryRepository.defer(
-        trx,
-        rows.map((row) => ({
-          id: row.id,
-          expectedAttempts: row.attempts,
-          until: row.throttled_until as Date,
-        })),
-      );
+      const moved = [];
+      for (const clientId of new Set(rows.map((row) => row.client_id)))
+        moved.push(
+          ...(await deliveryRepository.defer(
+            trx,
+            clientId,
+            rows
+              .filter((row) => row.client_id === clientId)
+              .map((row) => ({
+                id: row.id,
+                expectedAttempts: row.attempts,
+                until: row.throttled_until as Date,
+              })),
+          )),
+        );
       const specs = moved.map((row) => ({
+        clientId: row.client_id,
         deliveryId: row.id,
         attempts: row.attempts,
         startAfter: row.next_attempt_at,
@@ -255,6 +270,22 @@ export class WebhookDispatcher {
       return specs;
     });
     this.wakeAtDueTimes(jobs);
+  }
+
+  /** The jobs' delivery ids by client (a job queued before jobs carried their client has its client looked up). */
+  private async idsByClient(jobs: PgBoss.Job<DeliveryJobData>[]): Promise<Map<number, number[]>> {
+    const byClient = new Map<number, number[]>();
+    const add = (clientId: number, id: number) =>
+      byClient.set(clientId, [...(byClient.get(clientId) ?? []), id]);
+    const withoutClient: number[] = [];
+    for (const job of jobs) {
+      if (job.data.c === undefined) withoutClient.push(job.data.d);
+      else add(job.data.c, job.data.d);
+    }
+    if (withoutClient.length > 0)
+      for (const row of await deliveryRepository.clientsOf(this.db, withoutClient))
+        add(row.client_id, row.id);
+    return byClient;
   }
 
   /** True when `all` is still pending after `config.webhookSlowAfterMs`. */
@@ -282,7 +313,9 @@ export class WebhookDispatcher {
     const now = Date.now();
     const records: AttemptRecord[] = [];
     const retries = new Map<number, Date>();
-    const gone = new Set<number>();
+    const gone = new Map<number, number>();
+    const clientOf = new Map(rows.map((row) => [row.id, row.client_id]));
+    const clientOfWebhook = new Map(rows.map((row) => [row.webhook_id, row.client_id]));
     const outcomeOf = new Map<number, WebhookAttemptOutcome>();
     const throttles = new Map<number, { until: Date; level: number }>();
     const accepted = new Set<number>();
@@ -314,7 +347,7 @@ export class WebhookDispatcher {
         records.push({ ...base, status: 'DELIVERED', nextAttemptAt: null, deliveredAt: new Date(now) });
       } else if (outcome.statusCode === 410) {
         outcomeOf.set(row.id, 'gone');
-        gone.add(row.webhook_id);
+        gone.set(row.webhook_id, row.client_id);
         records.push({ ...base, status: 'FAILED', nextAttemptAt: null, deliveredAt: null });
       } else {
         const delay = retryDelayMs(this.config.webhookRetrySchedule, attempt);
@@ -335,19 +368,36 @@ export class WebhookDispatcher {
     });
     const scheduled = await this.db.transaction().execute(async (trx) => {
       // Subscription rows first, in id order, then deliveries: the order of a deletion and of other batches.
-      const endpoints = [...new Set([...throttles.keys(), ...accepted, ...gone])].sort((a, b) => a - b);
+      const endpoints = [...new Set([...throttles.keys(), ...accepted, ...gone.keys()])].sort(
+        (a, b) => a - b,
+      );
       for (const webhookId of endpoints) {
+        const clientId = clientOfWebhook.get(webhookId) as number;
         const throttled = throttles.get(webhookId);
-        if (gone.has(webhookId)) await webhookRepository.disable(trx, webhookId, GONE_REASON);
+        if (gone.has(webhookId)) await webhookRepository.disable(trx, clientId, webhookId, GONE_REASON);
         else if (throttled)
-          await webhookRepository.throttle(trx, webhookId, throttled.until, throttled.level);
-        else await webhookRepository.endThrottle(trx, webhookId);
+          await webhookRepository.throttle(trx, clientId, webhookId, throttled.until, throttled.level);
+        else await webhookRepository.endThrottle(trx, clientId, webhookId);
       }
-      const updated = await deliveryRepository.recordAttempts(trx, records);
+      const updated = [];
+      for (const clientId of new Set(clientOf.values()))
+        updated.push(
+          ...(await deliveryRepository.recordAttempts(
+            trx,
+            clientId,
+            records.filter((record) => clientOf.get(record.id) === clientId),
+          )),
+        );
       const jobs: DeliveryJobSpec[] = updated
         .filter((row) => row.status === 'PENDING' && retries.has(row.id))
-        .map((row) => ({ deliveryId: row.id, attempts: row.attempts, startAfter: retries.get(row.id) }));
-      for (const webhookId of gone) await deliveryRepository.cancelPending(trx, webhookId, GONE_REASON);
+        .map((row) => ({
+          clientId: clientOf.get(row.id) as number,
+          deliveryId: row.id,
+          attempts: row.attempts,
+          startAfter: retries.get(row.id),
+        }));
+      for (const [webhookId, clientId] of gone)
+        await deliveryRepository.cancelPending(trx, clientId, webhookId, GONE_REASON);
       await this.queue.enqueue(trx, [...jobs, ...watchdogs]);
       return { jobs, recorded: updated.map((row) => row.id) };
     });

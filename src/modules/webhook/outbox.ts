@@ -25,9 +25,23 @@ export class WebhookOutbox implements EventRecorder {
    * clients exists (the common case).
    */
   async record(trx: Transaction<DB>, candidates: EventCandidate[], render: RenderEntities): Promise<void> {
-    if (candidates.length === 0) return;
-    const clientIds = [...new Set(candidates.map((candidate) => candidate.clientId))];
-    const subscriptions = await webhookRepository.liveOfClients(trx, clientIds);
+    for (const clientId of new Set(candidates.map((candidate) => candidate.clientId)))
+      await this.recordOfClient(
+        trx,
+        clientId,
+        candidates.filter((candidate) => candidate.clientId === clientId),
+        render,
+      );
+  }
+
+  /** Records the events of one client (every statement on that client's shard). */
+  private async recordOfClient(
+    trx: Transaction<DB>,
+    clientId: number,
+    candidates: EventCandidate[],
+    render: RenderEntities,
+  ): Promise<void> {
+    const subscriptions = await webhookRepository.liveOfClient(trx, clientId);
     if (subscriptions.length === 0) return;
 
     const wanted = candidates
@@ -45,7 +59,7 @@ export class WebhookOutbox implements EventRecorder {
       .filter((entry) => entry.webhookIds.length > 0);
     if (wanted.length === 0) return;
 
-    const bodies = await render(trx, [...new Set(wanted.map((entry) => entry.candidate.entityId))]);
+    const bodies = await render(trx, clientId, [...new Set(wanted.map((entry) => entry.candidate.entityId))]);
     const events: EventInsert[] = [];
     const deliveries: Array<{ client_id: number; webhook_id: number; event_id: string }> = [];
     for (const { candidate, webhookIds } of wanted) {
@@ -74,7 +88,7 @@ export class WebhookOutbox implements EventRecorder {
       );
     await this.queue.enqueue(
       trx,
-      deliveryIds.map((deliveryId) => ({ deliveryId, attempts: 0 })),
+      deliveryIds.map((deliveryId) => ({ clientId, deliveryId, attempts: 0 })),
     );
     await notifyChange(trx, 'webhook', WAKE_KEY);
   }

@@ -1,9 +1,11 @@
 /**
  * SQL of the webhook group (D9): subscriptions, outbox events and the delivery log. Every query an API call makes
- * is scoped by the caller's `client_id`; the dispatcher's queries go by delivery id (it works for every client).
+ * is scoped by the caller's `client_id`; the dispatcher's by the client its delivery jobs carry (one client's shard on
+ * Citus, P163).
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { DB, WebhookTable } from '../../db/schema.ts';
+import { acrossClients } from '../../db/cross-tenant.ts';
 
 /** Terminal and pending states of a delivery. */
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
@@ -44,12 +46,12 @@ export const webhookRepository = {
       .returning('id')
       .executeTakeFirst(),
 
-  /** Live (not deleted, not disabled) subscriptions of the given clients: the outbox's hot-path query. */
-  liveOfClients: (db: Kysely<DB>, clientIds: number[]) =>
+  /** Live (not deleted, not disabled) subscriptions of the client: the outbox's hot-path query. */
+  liveOfClient: (db: Kysely<DB>, clientId: number) =>
     db
       .selectFrom('webhook')
       .select(['id', 'client_id', 'organization_id', 'types'])
-      .where('client_id', 'in', clientIds)
+      .where('client_id', '=', clientId)
       .where('deleted_at', 'is', null)
       .where('disabled_at', 'is', null)
       .execute(),
@@ -74,26 +76,29 @@ export const webhookRepository = {
       .executeTakeFirst(),
 
   /** Records that the endpoint answered 429/502/503/504: no delivery before `until`, at `level` such answers in a row. */
-  throttle: (db: Kysely<DB>, id: number, until: Date, level: number) =>
+  throttle: (db: Kysely<DB>, clientId: number, id: number, until: Date, level: number) =>
     db
       .updateTable('webhook')
       .set({ throttled_until: until, throttle_level: level })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .execute(),
 
   /** Ends the throttling of an endpoint that accepted a delivery. */
-  endThrottle: (db: Kysely<DB>, id: number) =>
+  endThrottle: (db: Kysely<DB>, clientId: number, id: number) =>
     db
       .updateTable('webhook')
       .set({ throttled_until: null, throttle_level: 0 })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .execute(),
 
   /** Stops deliveries to a subscription whose receiver answered 410 Gone. */
-  disable: (db: Kysely<DB>, id: number, reason: string) =>
+  disable: (db: Kysely<DB>, clientId: number, id: number, reason: string) =>
     db
       .updateTable('webhook')
       .set({ disabled_at: sql<Date>`now()`, disabled_reason: reason })
+      .where('client_id', '=', clientId)
       .where('id', '=', id)
       .where('disabled_at', 'is', null)
       .execute(),
@@ -112,6 +117,7 @@ export interface EventInsert {
 /** A delivery loaded for sending, with what the request needs. */
 export interface DispatchRow {
   id: number;
+  client_id: number;
   status: DeliveryStatus;
   attempts: number;
   webhook_id: number;
@@ -152,48 +158,55 @@ export const deliveryRepository = {
   ) => (await db.insertInto('webhook_delivery').values(rows).returning('id').execute()).map((row) => row.id),
 
   /** Cancels the subscription's pending deliveries (deleted or disabled subscription). */
-  cancelPending: (db: Kysely<DB>, webhookId: number, reason: string) =>
+  cancelPending: (db: Kysely<DB>, clientId: number, webhookId: number, reason: string) =>
     db
       .updateTable('webhook_delivery')
       .set({ status: 'CANCELLED', next_attempt_at: null, last_error: reason })
+      .where('client_id', '=', clientId)
       .where('webhook_id', '=', webhookId)
       .where('status', '=', 'PENDING')
       .execute(),
 
-  /** Loads deliveries with their subscription and event for the dispatcher. */
-  loadForDispatch: (db: Kysely<DB>, ids: number[]): Promise<DispatchRow[]> =>
-    db
-      .selectFrom('webhook_delivery as d')
-      .innerJoin('webhook as w', 'w.id', 'd.webhook_id')
-      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
-      .select([
-        'd.id',
-        'd.status',
-        'd.attempts',
-        'd.webhook_id',
-        'w.url',
-        'w.secret',
-        sql<string | null>`case when w.previous_secret_expires_at > now() then w.previous_secret end`.as(
-          'previous_secret',
-        ),
-        sql<Date | null>`case when w.throttled_until > now() then w.throttled_until end`.as(
-          'throttled_until',
-        ),
-        'w.throttle_level',
-        sql<boolean>`w.deleted_at is null and w.disabled_at is null`.as('webhook_live'),
-        'e.id as event_id',
-        'e.type',
-        'e.payload',
-      ])
-      .where('d.id', 'in', ids)
-      .execute(),
+  /**
+   * Loads deliveries of `clientId` with their subscription and event for the dispatcher: each subscription and
+   * event looked up by its key (lateral probes, `OFFSET 0` keeps them so), never a scan of the client's rows.
+   */
+  loadForDispatch: async (db: Kysely<DB>, clientId: number, ids: number[]): Promise<DispatchRow[]> =>
+    (
+      await sql<DispatchRow>`
+        select d.id, d.client_id, d.status, d.attempts, d.webhook_id, w.url, w.secret,
+          case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret,
+          case when w.throttled_until > now() then w.throttled_until end as throttled_until,
+          w.throttle_level,
+          w.deleted_at is null and w.disabled_at is null as webhook_live, e.id as event_id, e.type, e.payload
+        from webhook_delivery d
+        cross join lateral (
+          select url, secret, previous_secret, previous_secret_expires_at, throttled_until, throttle_level,
+            deleted_at, disabled_at
+          from webhook
+          where client_id = d.client_id and id = d.webhook_id offset 0
+        ) w
+        cross join lateral (
+          select id, type, payload from webhook_event where client_id = d.client_id and id = d.event_id offset 0
+        ) e
+        where d.client_id = ${clientId} and d.id = any(${ids}::bigint[])`.execute(db)
+    ).rows,
+
+  /**
+   * The clients of deliveries by id, for delivery jobs queued before jobs carried their client: spans clients
+   * (P163).
+   */
+  clientsOf: (db: Kysely<DB>, ids: number[]) =>
+    acrossClients(db, (trx) =>
+      trx.selectFrom('webhook_delivery').select(['id', 'client_id']).where('id', 'in', ids).execute(),
+    ),
 
   /**
    * Stores attempt outcomes (one statement); a row is updated only while it is PENDING with the expected attempt
    * count, so a stale or concurrent job never records twice.
    * @returns the rows updated, with their new attempt count
    */
-  recordAttempts: async (db: Kysely<DB>, records: AttemptRecord[]) => {
+  recordAttempts: async (db: Kysely<DB>, clientId: number, records: AttemptRecord[]) => {
     if (records.length === 0) return [];
     const result = await sql<{ id: number; attempts: number; status: DeliveryStatus }>`
       update webhook_delivery d set
@@ -213,7 +226,7 @@ export const deliveryRepository = {
         ${records.map((r) => r.nextAttemptAt?.toISOString() ?? null)}::timestamptz[],
         ${records.map((r) => r.deliveredAt?.toISOString() ?? null)}::timestamptz[]
       ) as v(id, expected_attempts, status, status_code, error, next_attempt_at, delivered_at)
-      where d.id = v.id and d.attempts = v.expected_attempts and d.status = 'PENDING'
+      where d.client_id = ${clientId} and d.id = v.id and d.attempts = v.expected_attempts and d.status = 'PENDING'
       returning d.id, d.attempts, d.status`.execute(db);
     return result.rows;
   },
@@ -223,17 +236,22 @@ export const deliveryRepository = {
    * a row that moved on meanwhile is left alone.
    * @returns the rows moved, with their attempt count
    */
-  defer: async (db: Kysely<DB>, rows: Array<{ id: number; expectedAttempts: number; until: Date }>) => {
+  defer: async (
+    db: Kysely<DB>,
+    clientId: number,
+    rows: Array<{ id: number; expectedAttempts: number; until: Date }>,
+  ) => {
     if (rows.length === 0) return [];
-    const result = await sql<{ id: number; attempts: number; next_attempt_at: Date }>`
+    const result = await sql<{ id: number; client_id: number; attempts: number; next_attempt_at: Date }>`
       update webhook_delivery d set next_attempt_at = v.until
       from unnest(
         ${rows.map((r) => r.id)}::bigint[],
         ${rows.map((r) => r.expectedAttempts)}::int[],
         ${rows.map((r) => r.until.toISOString())}::timestamptz[]
       ) as v(id, expected_attempts, until)
-      where d.id = v.id and d.attempts = v.expected_attempts and d.status = 'PENDING'
-      returning d.id, d.attempts, d.next_attempt_at`.execute(db);
+      where d.client_id = ${clientId} and d.id = v.id and d.attempts = v.expected_attempts
+        and d.status = 'PENDING'
+      returning d.id, d.client_id, d.attempts, d.next_attempt_at`.execute(db);
     return result.rows;
   },
 
@@ -250,7 +268,9 @@ export const deliveryRepository = {
   ) =>
     db
       .selectFrom('webhook_delivery as d')
-      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_event as e', (join) =>
+        join.onRef('e.client_id', '=', 'd.client_id').onRef('e.id', '=', 'd.event_id'),
+      )
       .selectAll('d')
       .select(['e.type', 'e.entity_id'])
       .where('d.client_id', '=', clientId)
@@ -277,7 +297,9 @@ export const deliveryRepository = {
   findOfWebhook: (db: Kysely<DB>, clientId: number, webhookId: number, deliveryId: number) =>
     db
       .selectFrom('webhook_delivery as d')
-      .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+      .innerJoin('webhook_event as e', (join) =>
+        join.onRef('e.client_id', '=', 'd.client_id').onRef('e.id', '=', 'd.event_id'),
+      )
       .selectAll('d')
       .select(['e.type', 'e.entity_id'])
       .where('d.id', '=', deliveryId)
@@ -286,10 +308,11 @@ export const deliveryRepository = {
       .executeTakeFirst(),
 
   /** Makes a delivery PENDING and due now (manual redelivery); returns the row. */
-  reopen: (db: Kysely<DB>, deliveryId: number) =>
+  reopen: (db: Kysely<DB>, clientId: number, deliveryId: number) =>
     db
       .updateTable('webhook_delivery')
       .set({ status: 'PENDING', next_attempt_at: sql<Date>`now()` })
+      .where('client_id', '=', clientId)
       .where('id', '=', deliveryId)
       .returningAll()
       .executeTakeFirstOrThrow(),

@@ -103,7 +103,7 @@ export class WebhookService {
     await this.changes.run(async (trx) => {
       if (!(await webhookRepository.softDelete(trx, principal.clientId, webhookId)))
         throw notFound('webhook', webhookId);
-      await deliveryRepository.cancelPending(trx, webhookId, 'subscription deleted');
+      await deliveryRepository.cancelPending(trx, principal.clientId, webhookId, 'subscription deleted');
     });
   }
 
@@ -184,8 +184,10 @@ export class WebhookService {
       if (webhook.disabled_at !== null) throw new AppError('error_webhook_disabled', { id: webhookId });
       const delivery = await deliveryRepository.findOfWebhook(trx, principal.clientId, webhookId, deliveryId);
       if (!delivery) throw notFound('delivery', deliveryId);
-      const reopened = await deliveryRepository.reopen(trx, deliveryId);
-      await this.queue.enqueue(trx, [{ deliveryId, attempts: reopened.attempts }]);
+      const reopened = await deliveryRepository.reopen(trx, principal.clientId, deliveryId);
+      await this.queue.enqueue(trx, [
+        { clientId: principal.clientId, deliveryId, attempts: reopened.attempts },
+      ]);
       change.notify('webhook', WAKE_KEY);
       return presentDelivery({ ...reopened, type: delivery.type, entity_id: delivery.entity_id });
     });
