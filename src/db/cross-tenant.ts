@@ -1,5 +1,5 @@
 /**
- * Statements that span clients on purpose (decision P163, docs/scale-out.md): the admin API's lookups by a bare
+ * Statements that span clients on purpose (decision P176, docs/scale-out.md): the admin API's lookups by a bare
  * id, the sweeps and purges of background jobs, start-up sealing. On Citus, where a statement that needs more
  * than one shard is refused (`citus.multi_task_query_log_level = 'error'` for the service's sessions), these
  * lower that level for their own transaction with `set local`; on plain PostgreSQL the setting is an unused

@@ -229,7 +229,7 @@ export const idempotencyRepository = {
 
   /**
    * Deletes up to `limit` keys past their retention (rows locked by a running request are skipped): a purge
-   * spanning clients (P163) that finds the expired keys first, then deletes them client by client (each delete on
+   * spanning clients (P176) that finds the expired keys first, then deletes them client by client (each delete on
    * one client's shard, where `FOR UPDATE SKIP LOCKED` is allowed).
    * @returns how many were deleted
    */

@@ -1,6 +1,6 @@
 /**
  * Counts of tasks and receipts by status over every client, read on each scrape of `/metrics` (P131). Operator
- * figures: no client's data leaves through them, only counts. Reads spanning clients (P163).
+ * figures: no client's data leaves through them, only counts. Reads spanning clients (P176).
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';

@@ -1,7 +1,7 @@
 /**
  * Seals the secrets stored in plain text before secrets at rest existed (P160): prepared-integration API keys,
  * cash-register passwords and webhook secrets. Runs at every start after the migrations, in one transaction that
- * spans clients (P163); sealed values are left alone, so it is idempotent. Each value is replaced only while it is
+ * spans clients (P176); sealed values are left alone, so it is idempotent. Each value is replaced only while it is
  * still the plain value read (compare and set, no row locks: Citus refuses `FOR UPDATE` across shards), so
  * concurrent starts are harmless: a value another start sealed first is skipped.
  */

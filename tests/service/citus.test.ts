@@ -1,5 +1,5 @@
 /**
- * On Citus (docs/scale-out.md, decision P162): which tables are distributed by client and which are reference
+ * On Citus (docs/scale-out.md, decision P175): which tables are distributed by client and which are reference
  * tables, that a client's statement is routed to one shard, and that the webhook outbox row commits or rolls
  * back with the change it reports. Skipped where the `citus` extension is absent (the embedded default and a
  * plain PostgreSQL server); CI runs it against the cluster of `../shared/citus/cluster.sh`.

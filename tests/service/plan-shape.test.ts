@@ -1,5 +1,5 @@
 /**
- * Plan shapes of the statements keyed by ids (decision P161, docs/performance.md "Tenant growth"): each reaches
+ * Plan shapes of the statements keyed by ids (decision P174, docs/performance.md "Tenant growth"): each reaches
  * its rows through an index condition on an id (or a parent id) next to `client_id`, never through a scan of
  * a client's rows, whatever the planner's statistics say. The statements are the repositories' own: they run
  * against a database of their own (one big client, analyzed; then a new client whose rows the statistics have

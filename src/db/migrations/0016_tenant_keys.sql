@@ -1,4 +1,4 @@
--- Tenant keys (decisions P161–P163 in docs/decisions.md, docs/scale-out.md): every tenant table carries
+-- Tenant keys (decisions P174–P176 in docs/decisions.md, docs/scale-out.md): every tenant table carries
 -- client_id NOT NULL, its primary key is (client_id, id) — or client_id followed by its natural key —, every
 -- unique key includes client_id, and every foreign key between tenant tables is composite with client_id first
 -- on both sides. This is the layout a distributed PostgreSQL (Citus) needs to keep a client's rows on one shard,

@@ -1,4 +1,4 @@
--- Distribution on Citus (decision P162, docs/scale-out.md). One migration set serves plain PostgreSQL, the
+-- Distribution on Citus (decision P175, docs/scale-out.md). One migration set serves plain PostgreSQL, the
 -- embedded default and Citus: the two functions below do nothing unless the `citus` extension is installed in this
 -- database; there they make a tenant table a distributed table (by client_id, colocated with `client`, which is
 -- distributed by id) or a shared table a reference table (a copy on every node). A later migration that creates a

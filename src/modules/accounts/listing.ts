@@ -20,7 +20,7 @@ export interface ListedToken {
   revokedAt: string | null;
 }
 
-/** Every client that is not deleted, by id: the admin listing spanning clients (P163). */
+/** Every client that is not deleted, by id: the admin listing spanning clients (P176). */
 export async function listClients(db: Kysely<DB>): Promise<Client[]> {
   const rows = await acrossClients(db, (trx) =>
     trx.selectFrom('client').selectAll().where('deleted', '=', false).orderBy('id').execute(),
@@ -50,7 +50,7 @@ export async function listUsers(db: Kysely<DB>, clientId: number): Promise<User[
   return rows.map(presentUser);
 }
 
-/** The tokens of `userId`, revoked ones included, by id: an admin listing by a bare user id (P163). */
+/** The tokens of `userId`, revoked ones included, by id: an admin listing by a bare user id (P176). */
 export async function listTokens(db: Kysely<DB>, userId: number): Promise<ListedToken[]> {
   const rows = await acrossClients(db, (trx) =>
     trx

@@ -11,7 +11,7 @@ export const clientRepository = {
     db.updateTable('client').set(values).where('id', '=', id).returningAll().executeTakeFirst(),
   findById: (db: Kysely<DB>, id: number) =>
     db.selectFrom('client').selectAll().where('id', '=', id).where('deleted', '=', false).executeTakeFirst(),
-  /** Any client at all (the demo seed's question): spans clients (P163). */
+  /** Any client at all (the demo seed's question): spans clients (P176). */
   any: (db: Kysely<DB>) =>
     acrossClients(db, (trx) => trx.selectFrom('client').select('id').limit(1).executeTakeFirst()),
 };
@@ -20,7 +20,7 @@ export const clientRepository = {
 export const organizationRepository = {
   insert: (db: Kysely<DB>, values: { client_id: number; name: string; inn: string | null }) =>
     db.insertInto('organization').values(values).returningAll().executeTakeFirstOrThrow(),
-  /** The organization with this id, whatever its client: an admin lookup spanning clients (P163). */
+  /** The organization with this id, whatever its client: an admin lookup spanning clients (P176). */
   findById: (db: Kysely<DB>, id: number) =>
     acrossClients(db, (trx) =>
       trx.selectFrom('organization').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -46,7 +46,7 @@ export const userRepository = {
       role: 'OWNER' | 'ADMIN' | 'MANAGER' | 'SUPPORT';
     },
   ) => db.insertInto('app_user').values(values).returningAll().executeTakeFirstOrThrow(),
-  /** The user with this id, whatever its client: an admin lookup spanning clients (P163). */
+  /** The user with this id, whatever its client: an admin lookup spanning clients (P176). */
   findById: (db: Kysely<DB>, id: number) =>
     acrossClients(db, (trx) =>
       trx.selectFrom('app_user').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -85,7 +85,7 @@ export const tokenRepository = {
       .where('revoked_at', 'is', null)
       .returning('id')
       .executeTakeFirst(),
-  /** The client of the token with this id: an admin lookup spanning clients (P163). */
+  /** The client of the token with this id: an admin lookup spanning clients (P176). */
   clientOf: async (db: Kysely<DB>, id: number): Promise<number | undefined> =>
     (
       await acrossClients(db, (trx) =>

@@ -35,7 +35,7 @@ export const receiptRepository = {
 
   /**
    * A receipt by id, any client: for a refresh job queued before jobs carried their client (spans clients,
-   * P163).
+   * P176).
    */
   findById: (db: Kysely<DB>, id: number): Promise<ReceiptRow | undefined> =>
     acrossClients(db, (trx) => trx.selectFrom('receipt').selectAll().where('id', '=', id).executeTakeFirst()),

@@ -1,7 +1,7 @@
 /**
  * SQL of the task group (D10.3). API queries are scoped by the caller's `client_id`; the runner's writes go by
  * the client and task id its job carries and are fenced by the run's `attempt` (a run that lost its task changes
- * nothing, P82); the sweep spans clients (P163) and reads pg-boss's `pgboss.job` table (pg-boss 10 schema:
+ * nothing, P82); the sweep spans clients (P176) and reads pg-boss's `pgboss.job` table (pg-boss 10 schema:
  * `name`, `id`, `state`) to find tasks whose job is gone (P83).
  */
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
@@ -75,7 +75,7 @@ export const taskRepository = {
   insert: (db: Kysely<DB>, values: Insertable<TaskTable>) =>
     db.insertInto('task').values(values).returningAll().executeTakeFirstOrThrow(),
 
-  /** The client of task `id`, for a job queued before jobs carried their client: spans clients (P163). */
+  /** The client of task `id`, for a job queued before jobs carried their client: spans clients (P176). */
   clientOf: async (db: Kysely<DB>, id: number): Promise<number | undefined> =>
     (
       await acrossClients(db, (trx) =>
@@ -239,7 +239,7 @@ export const taskRepository = {
 
   /**
    * Runs of the given kinds whose heartbeat is older than `silentMs` (their process died, P83); measured on the
-   * database's clock, which stamps the heartbeats. A sweep spanning clients (P163).
+   * database's clock, which stamps the heartbeats. A sweep spanning clients (P176).
    */
   staleRuns: (db: Kysely<DB>, types: string[], silentMs: number, limit: number): Promise<SweptTask[]> =>
     acrossClients(db, (trx) =>
@@ -257,7 +257,7 @@ export const taskRepository = {
   /**
    * Queued tasks (CREATED, RESTARTING) of the given kinds whose job is no longer waiting or running in pg-boss
    * (failed, completed, cancelled, archived unstarted, deleted): nothing would ever run them. A sweep spanning
-   * clients (P163): the queued tasks first, then which of their jobs pg-boss (local to the coordinator on Citus)
+   * clients (P176): the queued tasks first, then which of their jobs pg-boss (local to the coordinator on Citus)
    * still holds.
    * @param queues each kind and its queue
    */
@@ -288,7 +288,7 @@ export const taskRepository = {
 
   /**
    * Deletes up to `limit` tasks that ended before `finishedBefore`, with their files (retention, P87): a purge
-   * spanning clients (P163), the expired keys read first, then deleted by key.
+   * spanning clients (P176), the expired keys read first, then deleted by key.
    */
   deleteFinished: (db: Kysely<DB>, finishedBefore: Date, limit: number) =>
     acrossClients(db, async (trx) => {

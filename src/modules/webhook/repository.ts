@@ -1,7 +1,7 @@
 /**
  * SQL of the webhook group (D9): subscriptions, outbox events and the delivery log. Every query an API call makes
  * is scoped by the caller's `client_id`; the dispatcher's by the client its delivery jobs carry (one client's shard on
- * Citus, P163).
+ * Citus, P176).
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { DB, WebhookTable } from '../../db/schema.ts';
@@ -194,7 +194,7 @@ export const deliveryRepository = {
 
   /**
    * The clients of deliveries by id, for delivery jobs queued before jobs carried their client: spans clients
-   * (P163).
+   * (P176).
    */
   clientsOf: (db: Kysely<DB>, ids: number[]) =>
     acrossClients(db, (trx) =>
