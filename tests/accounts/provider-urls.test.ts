@@ -68,7 +68,16 @@ const routes = {
   }),
   'cash-register': (organizationId: number, baseUrl: string) => ({
     url: `/admin/organizations/${organizationId}/cash-register`,
-    payload: { service: 'CASH_REGISTER_A', login: 'login', password: 'password', baseUrl },
+    payload: {
+      service: 'CASH_REGISTER_A',
+      login: 'login',
+      password: 'password',
+      email: 'receipts@shop.example',
+      paymentAddress: 'https://shop.example',
+      taxationSystem: 'SIMPLIFIED_INCOME',
+      inn: '7701234567',
+      baseUrl,
+    },
   }),
 };
 
@@ -155,6 +164,10 @@ describe('provider base URLs in the CLI', () => {
         'l',
         '--password',
         'p',
+        '--taxation-system',
+        'GENERAL',
+        '--inn',
+        '7701234567',
         '--base-url',
         'file:///etc/passwd',
       ),
