@@ -108,6 +108,12 @@ export function backupPart(runtime: Runtime, logger?: Logger): ResourceGroup {
     jobs: [job],
     workers: schedule
       ? []
-      : [{ start: () => runtime.jobs.boss.unschedule(BACKUP_JOB), stop: () => Promise.resolve() }],
+      : [
+          {
+            // pg-boss's schedule table is shared set-up: changed under the set-up lock, like queue creation.
+            start: () => runtime.setUpOnce(() => runtime.jobs.boss.unschedule(BACKUP_JOB)),
+            stop: () => Promise.resolve(),
+          },
+        ],
   };
 }
