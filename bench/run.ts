@@ -4,6 +4,8 @@
  *   npm run bench                 full run (≈ 5 minutes)
  *   npm run bench -- --no-docs    print only, leave docs/performance.md alone
  *   BENCH_LOAD_SECONDS=3 npm run bench -- --no-docs   a quicker, noisier run
+ *   npm run bench -- --only=inbound,catalog   only the named parts, printed (docs/performance.md untouched);
+ *                                 `startup` names the start-up and idle-memory part, `--list` prints the names
  *
  * The service runs as users run it: `bin/seller-ops.js serve` in a child process on the embedded PostgreSQL
  * (the default) in a fresh temporary DATA_DIR, request logs off. autocannon runs in this process, so the
@@ -43,7 +45,10 @@ const EARLY_SECONDS = 5;
 const WEBHOOKS_TIME_LIMIT_SECONDS = 180;
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 8);
 if (!(loadSeconds >= 1 && loadSeconds <= 60)) throw new Error('BENCH_LOAD_SECONDS must be 1..60');
-const writeDocsFile = !process.argv.includes('--no-docs');
+const onlyArgument = process.argv.find((argument) => argument.startsWith('--only='));
+/** Parts named by `--only=a,b`, or undefined for all of them; a partial run never rewrites the docs. */
+const onlyParts = onlyArgument?.slice('--only='.length).split(',').filter(Boolean);
+const writeDocsFile = !process.argv.includes('--no-docs') && onlyParts === undefined;
 
 /** Temporary data directory of the run, removed at the end or on an interrupt. */
 let runDataDir: string | undefined;
@@ -83,6 +88,35 @@ async function webhooksPart(context: BenchContext): Promise<BenchPartResult | un
   }
 }
 
+/** Every part after start-up, by the name `--only` selects it with, in the order a full run takes them. */
+const benchParts: Record<
+  string,
+  (context: BenchContext, log: (line: string) => void) => Promise<BenchPartResult>
+> = {
+  inbound: benchInbound,
+  catalog: benchCatalog,
+  receipts: benchReceipts,
+  idempotency: benchIdempotency,
+  'campaign-statistics': benchCampaignStatistics,
+  'campaign-export': benchCampaignExport,
+  conditional: benchConditional,
+  campaigns: benchCampaigns,
+  limits: benchLimits,
+  'slow-clients': benchSlowClients,
+};
+const partNames = ['startup', ...Object.keys(benchParts), 'webhooks'];
+if (process.argv.includes('--list')) {
+  process.stdout.write(`${partNames.join('\n')}\n`);
+  process.exit(0);
+}
+const unknownParts = onlyParts?.filter((name) => !partNames.includes(name)) ?? [];
+if (unknownParts.length > 0) throw new Error(`unknown bench parts: ${unknownParts.join(', ')} (see --list)`);
+
+/** Whether a part runs: every part without `--only`, else only the named ones. */
+function selected(name: string): boolean {
+  return onlyParts === undefined || onlyParts.includes(name);
+}
+
 /** Stops every server process the bench started (on an interrupt). */
 async function stopAll(): Promise<void> {
   await Promise.all([...liveServers].map((server) => server.stop(10_000)));
@@ -90,8 +124,9 @@ async function stopAll(): Promise<void> {
 
 async function main(): Promise<void> {
   const runStarted = performance.now();
-  log('embedded PostgreSQL: first and warm start…');
-  const embedded = await measureEmbeddedStarts();
+  const measureStartup = selected('startup');
+  if (measureStartup) log('embedded PostgreSQL: first and warm start…');
+  const embedded = measureStartup ? await measureEmbeddedStarts() : undefined;
 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-bench-'));
   runDataDir = dataDir;
@@ -103,9 +138,13 @@ async function main(): Promise<void> {
     log('service: warm start…');
     const warm = await startService(dataDir);
     service = warm.service;
-    log(`service: idle, memory after ${EARLY_SECONDS} s and ${SETTLE_SECONDS} s…`);
-    const idleEarly = await measureIdleMemory(service, dataDir, EARLY_SECONDS * 1000);
-    const idle = await measureIdleMemory(service, dataDir, (SETTLE_SECONDS - EARLY_SECONDS) * 1000);
+    if (measureStartup) log(`service: idle, memory after ${EARLY_SECONDS} s and ${SETTLE_SECONDS} s…`);
+    const idleEarly = measureStartup
+      ? await measureIdleMemory(service, dataDir, EARLY_SECONDS * 1000)
+      : undefined;
+    const idle = measureStartup
+      ? await measureIdleMemory(service, dataDir, (SETTLE_SECONDS - EARLY_SECONDS) * 1000)
+      : undefined;
 
     const credentials = JSON.parse(await readFile(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
       clientId: number;
@@ -126,34 +165,27 @@ async function main(): Promise<void> {
       ...credentials,
     };
 
-    const parts: BenchPartResult[] = [
-      await benchInbound(context, log),
-      await benchCatalog(context, log),
-      await benchReceipts(context, log),
-      await benchIdempotency(context, log),
-      await benchCampaignStatistics(context, log),
-      await benchCampaignExport(context, log),
-      await benchConditional(context, log),
-      await benchCampaigns(context, log),
-      await benchLimits(context, log),
-      await benchSlowClients(context, log),
-    ];
-    const webhooks = await webhooksPart(context);
+    const parts: BenchPartResult[] = [];
+    for (const [name, run] of Object.entries(benchParts))
+      if (selected(name)) parts.push(await run(context, log));
+    const webhooks = selected('webhooks') ? await webhooksPart(context) : undefined;
     if (webhooks) parts.push(webhooks);
 
-    log(`service: ${SETTLE_SECONDS} s idle after the load, then memory…`);
-    const afterLoad = await measureIdleMemory(service, dataDir, SETTLE_SECONDS * 1000);
-    parts.unshift(
-      startupResult({
-        embedded,
-        service: { firstReadyMs: first.readyMs, warmReadyMs: warm.readyMs },
-        idleEarly,
-        idle,
-        afterLoad,
-        earlySeconds: EARLY_SECONDS,
-        settleSeconds: SETTLE_SECONDS,
-      }),
-    );
+    if (embedded && idleEarly && idle) {
+      log(`service: ${SETTLE_SECONDS} s idle after the load, then memory…`);
+      const afterLoad = await measureIdleMemory(service, dataDir, SETTLE_SECONDS * 1000);
+      parts.unshift(
+        startupResult({
+          embedded,
+          service: { firstReadyMs: first.readyMs, warmReadyMs: warm.readyMs },
+          idleEarly,
+          idle,
+          afterLoad,
+          earlySeconds: EARLY_SECONDS,
+          settleSeconds: SETTLE_SECONDS,
+        }),
+      );
+    }
 
     const cpus = os.cpus();
     const info: RunInfo = {
