@@ -15,7 +15,7 @@
  * characteristic by its name as the document names it (`CHARACTERISTIC_DIRECTORIES`, P178).
  */
 
-/** Paths the connector calls, relative to the account's base URL. */
+/** Paths the connector calls (and the sandbox's budget deposit), relative to the account's base URL. */
 export const MARKET1_PATHS = {
   /** `GET`: campaign ids grouped by type and status (`08-promotion.yaml` "Списки кампаний"). */
   campaignCount: '/adv/v1/promotion/count',
@@ -33,7 +33,7 @@ export const MARKET1_PATHS = {
   stop: '/adv/v0/stop',
   /** `POST {name, nms, bid_type, payment_type, placement_types}`: create a campaign; answers its id. */
   create: '/adv/v2/seacat/save-ad',
-  /** `POST ?id=` with `{sum, type}`: top up the budget of a campaign in status 11 (the sandbox serves it; P177). */
+  /** `POST ?id=` with `{sum, type}`: top up a campaign in status 11; served by the sandbox, not called (P177). */
   budgetDeposit: '/adv/v1/budget/deposit',
   /** `GET ?name&limit&offset&parentID`: subjects (the marketplace's categories). */
   subjects: '/content/v2/object/all',
