@@ -40,6 +40,8 @@ export interface Market1Sandbox {
   clearFaults(): Promise<void>;
   /** `POST /__sandbox/revoke`: the key gets 401 from now on. */
   revoke(apiKey: string): Promise<void>;
+  /** `POST /__sandbox/budget`: what the seller does in the cabinet before a new campaign can start (P177). */
+  setBudget(apiKey: string, externalId: number, sum: number): Promise<void>;
   /** A connector reading the sandbox account of `apiKey` directly (what the service should have stored). */
   connector(apiKey: string): Market1Connector;
 }
@@ -74,6 +76,7 @@ export async function startCampaignSandbox(
     fault: (fault) => control(server.url, 'POST', 'faults', fault),
     clearFaults: () => control(server.url, 'DELETE', 'faults'),
     revoke: (apiKey) => control(server.url, 'POST', 'revoke', { apiKey }),
+    setBudget: (apiKey, id, sum) => control(server.url, 'POST', 'budget', { apiKey, id, sum }),
     connector: (apiKey) => client.forAccount({ apiKey, baseUrl: server.url }),
     async close() {
       client.close();

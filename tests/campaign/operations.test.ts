@@ -30,20 +30,27 @@ async function subjectWithProducts(account: CampaignAccount): Promise<{ subjectI
 const create = (account: CampaignAccount, body: object, organizationId: number = account.organizationId) =>
   campaignRequest(context.t.app, account.writeToken, 'POST', 'createCampaign', { organizationId }, body);
 
-/** Creates a search-and-catalog campaign (READY on the marketplace) and returns it. */
-async function createReady(account: CampaignAccount): Promise<Campaign> {
+/** Creates an AUTO campaign without `sum` (READY on the marketplace, no budget) and returns it. */
+async function createAuto(account: CampaignAccount, name: string): Promise<Campaign> {
   const { subjectId, nms } = await subjectWithProducts(account);
-  // A campaign starts from READY only with a budget: an AUTO campaign created paused has one.
-  const response = await create(account, {
-    type: 'AUTO',
-    name: 'Ready',
-    categoryId: subjectId,
-    nms: nms.join(','),
-    sum: 600,
-    onPause: true,
-  });
+  const response = await create(account, { type: 'AUTO', name, categoryId: subjectId, nms: nms.join(',') });
   expect(response.statusCode, response.body).toBe(200);
   return response.json<Campaign>();
+}
+
+/** Creates an AUTO campaign and sets its budget in the cabinet, so that it can start (P177). */
+async function createReady(account: CampaignAccount): Promise<Campaign> {
+  const campaign = await createAuto(account, 'Ready');
+  await context.sandbox.setBudget(account.apiKey, campaign.externalId, 1000);
+  return campaign;
+}
+
+/** The sandbox's log of the requests of `account`'s key whose path passes `wanted`. */
+async function requestsOf(account: CampaignAccount, wanted: (path: string) => boolean) {
+  const { requests } = (await (await fetch(`${context.sandbox.url}/__sandbox/requests`)).json()) as {
+    requests: SandboxRequestLog[];
+  };
+  return requests.filter((request) => request.key === keyFingerprint(account.apiKey) && wanted(request.path));
 }
 
 /** `POST updateStatusCampaign` with the WRITE token. */
@@ -60,7 +67,7 @@ const setStatus = (
   });
 
 describe('POST /api/campaign/createCampaign', () => {
-  it('creates a unified-bid (AUTO) campaign on the marketplace, tops up its budget and stores it READY', async () => {
+  it('creates a unified-bid (AUTO) campaign on the marketplace and stores it READY, without a budget (P177)', async () => {
     const account = await campaignAccount(context);
     const market1 = context.sandbox.connector(account.apiKey);
     const before = await market1.getBalance();
@@ -76,20 +83,23 @@ describe('POST /api/campaign/createCampaign', () => {
     });
     expect(response.statusCode, response.body).toBe(200);
     const campaign = response.json<Campaign>();
+    // `sum`, `writeOffType` and `onPause` are not applied: the answer says what the marketplace holds.
     expect(campaign).toMatchObject({
       name: 'Autumn sale',
       campaignName: 'Autumn sale',
       type: 'AUTO',
       statusType: 'READY',
+      startDate: null,
+      sum: 0,
       onPause: false,
-      writeOffType: 'NET',
+      writeOffType: null,
       categoryId: subjectId,
       nms: [...nms].sort((a, b) => a - b).join(','),
       clientId: account.clientId,
       organizationId: account.organizationId,
       service: 'SERVICE_01',
     });
-    expect((await market1.getBalance()).net).toBe(before.net - 600);
+    expect(await market1.getBalance()).toEqual(before);
     const [onMarketplace] = await market1.getCampaigns([campaign.externalId]);
     expect(onMarketplace).toMatchObject({
       name: 'Autumn sale',
@@ -101,7 +111,14 @@ describe('POST /api/campaign/createCampaign', () => {
       .select(['id', 'external_id', 'write_off_type'])
       .where('id', '=', campaign.id)
       .executeTakeFirstOrThrow();
-    expect(stored).toEqual({ id: campaign.id, external_id: campaign.externalId, write_off_type: 'NET' });
+    expect(stored).toEqual({ id: campaign.id, external_id: campaign.externalId, write_off_type: null });
+    // Only the create reached the marketplace: no budget deposit (status 11 only), no start.
+    const changes = await requestsOf(account, (path) =>
+      ['/adv/v1/budget/deposit', '/adv/v0/start'].includes(path),
+    );
+    expect(changes).toEqual([]);
+    // Without `sum` the create is the same.
+    expect(await createAuto(account, 'Plain')).toMatchObject({ type: 'AUTO', statusType: 'READY' });
   });
 
   it('creates a search-and-catalog campaign from one product, READY', async () => {
@@ -133,46 +150,31 @@ describe('POST /api/campaign/createCampaign', () => {
     expectValidation(await create(account, { ...auto, nms: undefined }), 'nms');
     expectValidation(await create(account, { ...auto, nms: '1;2' }), 'nms');
     expectValidation(await create(account, { ...auto, categoryId: undefined }), 'categoryId');
-    expectValidation(await create(account, { ...auto, sum: undefined }), 'sum');
     expectError(
       await create(account, { ...auto, service: 'SERVICE_02' }),
       400,
       'error_service_not_supported',
     );
-    const { requests } = (await (await fetch(`${context.sandbox.url}/__sandbox/requests`)).json()) as {
-      requests: SandboxRequestLog[];
-    };
-    const creates = requests.filter(
-      (request) => request.key === keyFingerprint(account.apiKey) && request.path.endsWith('save-ad'),
-    );
-    expect(creates).toEqual([]);
+    expect(await requestsOf(account, (path) => path.endsWith('save-ad'))).toEqual([]);
   });
 
   it("passes the marketplace's refusal through as error_market1_api with its message", async () => {
     const account = await campaignAccount(context);
-    const { subjectId, nms } = await subjectWithProducts(account);
     const refused = await create(account, { type: 'IN_SEARCH_AND_CATALOG', name: 'Foreign', nms: '1' });
     expectError(refused, 400, 'error_market1_api', { message: 'Товар 1 не найден у продавца' });
-    // A refused budget top-up after the campaign exists names the campaign (the next import stores it).
-    const response = await create(account, {
-      type: 'AUTO',
-      name: 'Too rich',
-      categoryId: subjectId,
-      nms: nms.join(','),
-      sum: 100_000_000,
-    });
-    expectError(response, 400, 'error_market1_api');
-    const { message } = response.json<ErrorBody & { params: { message: string } }>().params;
-    expect(message).toMatch(
-      /^campaign \d+ was created, but its budget deposit was refused: insufficient funds/,
-    );
-    expect(response.json<ErrorBody>().localMessage).toContain(message);
+    // A new campaign without a budget set in the cabinet: the marketplace's 422 on its start comes through.
+    const campaign = await createAuto(account, 'No budget');
+    const start = await setStatus(account, campaign.id, 'ACTIVE');
+    expectError(start, 400, 'error_market1_api');
+    const { message } = start.json<ErrorBody & { params: { message: string } }>().params;
+    expect(message).toMatch(/no budget/);
+    expect(start.json<ErrorBody>().localMessage).toContain(message);
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
-      .select('id')
-      .where('organization_id', '=', account.organizationId)
-      .execute();
-    expect(stored).toEqual([]);
+      .select('status')
+      .where('id', '=', campaign.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.status).toBe('READY');
   });
 
   it('is a write operation: a READ token is refused', async () => {

@@ -7,7 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMarket1Sandbox } from '../../src/connectors/market1/sandbox.ts';
-import { SANDBOX_SUBJECTS, type SandboxSubject } from '../../src/connectors/market1/sandbox-data.ts';
+import {
+  SANDBOX_DIRECTORIES,
+  SANDBOX_SUBJECTS,
+  type SandboxSubject,
+} from '../../src/connectors/market1/sandbox-data.ts';
+import { optionIdOf } from '../../src/connectors/market1/client.ts';
 import { MARKET1_PATHS } from '../../src/connectors/market1/protocol.ts';
 import type { SandboxServer } from '../../src/connectors/sandboxes.ts';
 import type { TmsTask } from '../../src/modules/task/schemas.ts';
@@ -45,7 +50,7 @@ const parametersOf = (source: SandboxSubject) =>
     name: charc.name,
     valueType: charc.charcType === 4 ? 'NUMBER' : 'STRING',
     multiValueAllowed: charc.maxCount !== 1,
-    displayType: charc.values ? 'SUGGEST' : 'INPUT',
+    displayType: charc.directory ? 'SUGGEST' : 'INPUT',
     required: charc.required,
     unit: charc.unitName || null,
   }));
@@ -107,7 +112,7 @@ const fetchOption = async (token: string, paramId: number, query = '') => {
 async function storeStale(source: SandboxSubject): Promise<{ staleParameterId: number }> {
   const db = t.runtime.database.db;
   const staleParameterId = 90_000_000 + source.id;
-  const suggest = source.characteristics.find((charc) => charc.values)!;
+  const suggest = source.characteristics.find((charc) => charc.directory)!;
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('market_category')
@@ -152,14 +157,15 @@ describe('POST /api/knowledge/refresh', () => {
 
     for (const source of [clocks, figurines]) {
       expect(await getParams(account.readToken, source.id)).toEqual(parametersOf(source));
-      const color = source.characteristics.find((charc) => charc.name === 'Color')!;
+      const color = source.characteristics.find((charc) => charc.directory === 'colors')!;
       expect(await fetchOption(account.readToken, color.id)).toEqual(
-        color.values!.map((value) => ({ id: value.id, value: value.name })),
+        SANDBOX_DIRECTORIES.colors
+          .map(({ name }) => ({ id: optionIdOf(name), value: name }))
+          .sort((a, b) => a.id - b.id),
       );
-      expect(await fetchOption(account.readToken, color.id, 'GRE')).toEqual([
-        { id: 1002, value: 'grey' },
-        { id: 1006, value: 'green' },
-      ]);
+      expect(await fetchOption(account.readToken, color.id, 'GRE')).toEqual(
+        ['grey', 'green'].map((value) => ({ id: optionIdOf(value), value })).sort((a, b) => a.id - b.id),
+      );
     }
     const category = await t.runtime.database.db
       .selectFrom('market_category')

@@ -182,6 +182,47 @@ describe('the checker refuses what leaves the published protocol', () => {
   });
 });
 
+describe("a body's oneOf: the alternative its properties name (P179)", () => {
+  const check = (answer: unknown) =>
+    market1Conformance().check(
+      exchange({ path: '/api/v1/tariffs/commission', query: { locale: 'ru' }, answer }),
+    );
+  const row = { parentID: 657, parentName: 'Home', subjectID: 6461, subjectName: 'Dental equipment' };
+  const russia = {
+    ...row,
+    kgvpBooking: 14.5,
+    kgvpMarketplace: 15.5,
+    kgvpPickup: 14.5,
+    kgvpSupplier: 12.5,
+    kgvpSupplierExpress: 3,
+    paidStorageKgvp: 15.5,
+  };
+
+  it('passes each alternative of the commission report as the document gives it', () => {
+    expect(check({ report: [russia] })).toEqual([]);
+    expect(check({ report: [{ ...row, kgvpChina: 15.5 }] })).toEqual([]);
+    expect(check({ report: [{ ...row, kgvpUAE: 15.5 }] })).toEqual([]);
+    expect(check({ report: [] })).toEqual([]);
+  });
+
+  it('refuses what the named alternative closes, mixed alternatives, and wrong types', () => {
+    // `Commission` (Russia) closes its top level; read as anyOf, `CommissionChina` would have let it pass.
+    expect(check({ report: [russia], extra: 1 })).toEqual([
+      expect.stringMatching(/answer 200: as Commission: body must NOT have additional properties/),
+    ]);
+    expect(check({ report: [{ ...russia, kgvpChina: 15.5 }] })).toEqual([
+      'GET /api/v1/tariffs/commission: answer 200: mixes the properties of Commission and CommissionChina (oneOf)',
+    ]);
+    expect(check({ report: [{ ...russia, paidStorageKgvp: '15.5' }] })).toEqual([
+      expect.stringMatching(/as Commission: body\/report\/0\/paidStorageKgvp must be number/),
+    ]);
+    // Naming no alternative, a body must suit every one: the Russian one closes the top level.
+    expect(check({ report: [], extra: 1 })).toEqual([
+      expect.stringMatching(/as Commission: body must NOT have additional properties/),
+    ]);
+  });
+});
+
 describe('live traffic of the sandbox', () => {
   let sandbox: SandboxServer;
   const recorder = conformanceRecorder();

@@ -11,7 +11,7 @@ import {
   keyFingerprint,
   type SandboxRequestLog,
 } from '../../src/connectors/market1/sandbox.ts';
-import { Market1Client, market1AccountOf } from '../../src/connectors/market1/client.ts';
+import { Market1Client, market1AccountOf, optionIdOf } from '../../src/connectors/market1/client.ts';
 import { Market1ApiError } from '../../src/connectors/market1/errors.ts';
 import { CAMPAIGN_STATUSES, type Market1Connector } from '../../src/connectors/market1/connector.ts';
 import type { SandboxServer } from '../../src/connectors/sandboxes.ts';
@@ -90,7 +90,6 @@ describe('campaigns', () => {
         name: expect.any(String) as string,
       });
       expect(['CPM', 'CPC']).toContain(campaign.paymentType);
-      expect(campaign.writeOffType).toBeNull();
       expect(campaign.createDate).toMatch(/Z$/);
       if (campaign.startDate) expect(campaign.startDate >= campaign.createDate).toBe(true);
       if (campaign.status === 'ACTIVE' || campaign.status === 'PAUSED') expect(campaign.endDate).toBeNull();
@@ -275,7 +274,7 @@ describe('balance, status changes and creation', () => {
     ).toBe(false);
   });
 
-  it('creates a unified-bid campaign with a budget from the chosen source, and a manual-bid campaign', async () => {
+  it('creates unified-bid and manual-bid campaigns READY without a budget, as the document allows (P177)', async () => {
     const market1 = connectorFor();
     const before = await market1.getBalance();
     expect(Object.values(before).every((value) => Number.isInteger(value) && value >= 0)).toBe(true);
@@ -285,62 +284,84 @@ describe('balance, status changes and creation', () => {
       name: 'Summer linen',
       subjectId: model.subject!.id,
       externalProductIds: model.externalProductIds,
-      budget: 1000,
-      writeOffType: 'NET',
-      onPause: true,
     });
     expect(auto).toMatchObject({
       name: 'Summer linen',
       type: 'AUTO',
       status: 'READY',
-      writeOffType: 'NET',
+      statusCode: 4,
+      dailyBudget: 0,
       externalProductIds: model.externalProductIds,
       subject: model.subject,
       startDate: null,
     });
-    expect(await market1.getBalance()).toEqual({ ...before, net: before.net - 1000 });
-    const started = await market1.createCampaign({
-      type: 'AUTO',
-      name: 'Autumn linen',
-      subjectId: model.subject!.id,
-      externalProductIds: model.externalProductIds,
-      budget: 500,
-      writeOffType: 'BALANCE',
-      onPause: false,
-    });
-    expect(started).toMatchObject({ type: 'AUTO', status: 'ACTIVE', writeOffType: 'BALANCE' });
-
     const auction = await market1.createCampaign({
       type: 'IN_SEARCH_AND_CATALOG',
       name: 'Search push',
       externalProductIds: model.externalProductIds,
     });
-    expect(auction).toMatchObject({ type: 'IN_SEARCH_AND_CATALOG', status: 'READY', writeOffType: null });
+    expect(auction).toMatchObject({ type: 'IN_SEARCH_AND_CATALOG', status: 'READY' });
     expect(auction.externalId).toBeGreaterThan(auto.externalId);
     expect((await market1.listCampaignRefs()).map((ref) => ref.externalId)).toEqual(
       expect.arrayContaining([auto.externalId, auction.externalId]),
     );
-
-    await expect(
-      market1.createCampaign({
-        type: 'AUTO',
-        name: 'Too rich',
-        subjectId: model.subject!.id,
-        externalProductIds: model.externalProductIds,
-        budget: 10_000_000,
-        writeOffType: 'BONUS',
-        onPause: false,
-      }),
-    ).rejects.toMatchObject({
-      kind: 'api',
-      status: 400,
-      marketplaceMessage: expect.stringMatching(
-        /^campaign \d+ was created, but its budget deposit was refused: insufficient funds/,
-      ) as string,
-    });
+    // Only the create: no budget deposit, no start; the money stays where it was.
+    expect(await requestsOf(market1.apiKey, '/adv/v1/budget/deposit')).toEqual([]);
+    expect(await requestsOf(market1.apiKey, '/adv/v0/start')).toEqual([]);
+    expect(await market1.getBalance()).toEqual(before);
     await expect(
       market1.createCampaign({ type: 'IN_SEARCH_AND_CATALOG', name: 'Foreign', externalProductIds: [1] }),
     ).rejects.toMatchObject({ status: 400, marketplaceMessage: 'Товар 1 не найден у продавца' });
+  });
+
+  it('tops up a budget in status 11 only, as the document says; a new campaign starts once the cabinet set its budget', async () => {
+    const market1 = connectorFor();
+    const model = (await market1.listCampaigns()).find((campaign) => campaign.type === 'AUTO')!;
+    const created = await market1.createCampaign({
+      type: 'AUTO',
+      name: 'Winter linen',
+      subjectId: model.subject!.id,
+      externalProductIds: model.externalProductIds,
+    });
+    const deposit = (sum: number) =>
+      fetch(`${sandbox.url}/adv/v1/budget/deposit?id=${created.externalId}`, {
+        method: 'POST',
+        headers: { authorization: market1.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ sum, type: 1, return: true }),
+      });
+    // Status 4: the documented 400 with an `{error}` body.
+    const refused = await deposit(1000);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: expect.stringMatching(/only a campaign in status 11/) as string,
+    });
+    // Without a budget the marketplace does not start it (the start's conditions in the document).
+    await expect(market1.startCampaign(created.externalId)).rejects.toMatchObject({
+      status: 422,
+      marketplaceMessage: expect.stringMatching(/no budget/) as string,
+    });
+    // The seller sets the budget in the cabinet (the sandbox's control API stands for it).
+    const cabinet = await fetch(`${sandbox.url}/__sandbox/budget`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: market1.apiKey, id: created.externalId, sum: 1000 }),
+    });
+    expect(cabinet.status).toBe(204);
+    await market1.startCampaign(created.externalId);
+    await market1.pauseCampaign(created.externalId);
+    // Status 11: topped up from the balance (`type` 1), the new budget answered.
+    const before = await market1.getBalance();
+    expect(await (await deposit(500)).json()).toEqual({ error: 'Минимальная сумма пополнения 1000 рублей' });
+    expect(await (await deposit(1020)).json()).toEqual({
+      error: 'Сумма пополнения должна быть кратна 50 руб',
+    });
+    const accepted = await deposit(1050);
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ total: 2050 });
+    expect(await market1.getBalance()).toEqual({ ...before, net: before.net - 1050 });
+    await market1.startCampaign(created.externalId);
+    expect((await market1.getCampaigns([created.externalId]))[0]).toMatchObject({ status: 'ACTIVE' });
+    expect((await deposit(1000)).status).toBe(400);
   });
 });
 
@@ -365,12 +386,13 @@ describe('subjects, parameters and options', () => {
     expect(tariffRequests.length).toBe(1);
   });
 
-  it('reads parameters and options in the catalog dictionary shapes', async () => {
+  it('reads parameters and the options of published directories in the catalog dictionary shapes', async () => {
     const market1 = connectorFor();
     const parameters = await market1.getSubjectParameters(105);
+    // A characteristic named as the document names a directory ("Цвет": colors) takes its values (P178).
     expect(parameters[0]).toEqual({
       id: 14177449,
-      name: 'Color',
+      name: 'Цвет',
       valueType: 'STRING',
       multiValueAllowed: true,
       displayType: 'SUGGEST',
@@ -382,16 +404,31 @@ describe('subjects, parameters and options', () => {
       displayType: 'INPUT',
       unit: 'g',
     });
-    expect(await market1.getParameterOptions(14177449, 'BL')).toEqual([
-      { id: 1001, value: 'black' },
-      { id: 1007, value: 'blue' },
-    ]);
-    expect(await market1.getParameterOptions(14177449, '', 3)).toHaveLength(3);
-    expect(await market1.getSubjectParameters(999_999)).toEqual([]);
-    await expect(market1.getParameterOptions(14177451)).rejects.toMatchObject({
-      kind: 'api',
-      marketplaceMessage: 'characteristic 14177451 has no directory',
+    // The sample's other SUGGEST parameters have no published directory: free input on the marketplace.
+    expect(parameters.find((parameter) => parameter.id === 14177452)).toMatchObject({
+      name: 'Sleeve length',
+      displayType: 'INPUT',
     });
+    expect(parameters.find((parameter) => parameter.id === 14177450)).toMatchObject({
+      name: 'Пол',
+      displayType: 'SUGGEST',
+    });
+    const color = parameters[0]!;
+    expect(await market1.getParameterOptions(color, 'BL')).toEqual([
+      { id: optionIdOf('black'), value: 'black' },
+      { id: optionIdOf('blue'), value: 'blue' },
+    ]);
+    expect(await market1.getParameterOptions(color, '', 3)).toHaveLength(3);
+    expect(await market1.getParameterOptions({ name: 'Ставка НДС' })).toEqual(
+      ['0', '10', '20', 'Без НДС', '13'].map((value) => ({ id: optionIdOf(value), value })),
+    );
+    expect(await market1.getParameterOptions({ name: 'Sleeve length' })).toEqual([]);
+    expect(await market1.getSubjectParameters(999_999)).toEqual([]);
+    // Option ids are a function of the value: stable across refreshes, distinct within a directory.
+    const countries = await market1.getParameterOptions({ name: 'страна производства ' });
+    expect(countries.map((option) => option.value)).toContain('Russia');
+    expect(new Set(countries.map((option) => option.id)).size).toBe(countries.length);
+    expect(countries.every((option) => Number.isSafeInteger(option.id) && option.id > 0)).toBe(true);
   });
 
   it('reads a dictionary that the admin API loads and getParams/fetchOption then serve', async () => {
@@ -425,16 +462,18 @@ describe('subjects, parameters and options', () => {
         .find((c) => c.id === shirts!.id)!
         .parameters.map(({ options: _options, ...definition }) => definition),
     );
-    const color = dictionary.categories[0]!.parameters.find((parameter) => parameter.name === 'Color')!;
+    const color = dictionary.categories[0]!.parameters.find((parameter) => parameter.name === 'Цвет')!;
     const options = await send(t.app, account.readToken, {
       method: 'GET',
       url: '/option/fetchOption',
       query: { paramId: color.id, query: 'gre', limit: 5 },
     });
-    expect(options.json()).toEqual([
-      { id: 1002, value: 'grey' },
-      { id: 1006, value: 'green' },
-    ]);
+    // fetchOption answers by id.
+    expect(options.json()).toEqual(
+      ['grey', 'green'].map((value) => ({ id: optionIdOf(value), value })).sort((a, b) => a.id - b.id),
+    );
+    // Each directory was read once for both subjects.
+    expect(await requestsOf(market1.apiKey, '/content/v2/directory/colors')).toHaveLength(1);
   });
 });
 

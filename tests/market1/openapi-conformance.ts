@@ -6,7 +6,8 @@
  * the request body's media type and schema; the answer's status is documented for the operation, its media type
  * (`application/json`, `text/plain`…) and body match the documented response. Schemas are validated with ajv
  * (formats by ajv-formats: `date-time` needs an offset), so `additionalProperties: false` refuses what the
- * document closes; OpenAPI's `nullable` is ajv's own keyword.
+ * document closes; OpenAPI's `nullable` is ajv's own keyword. A body whose schema is a `oneOf` of several
+ * alternatives is checked against the one alternative its properties name (P179).
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -17,12 +18,6 @@ import type { SandboxExchange } from '../../src/connectors/market1/sandbox.ts';
 
 /** One exchange as the sandbox's `onExchange` reports it (the fault mode aside). */
 export type Exchange = Omit<SandboxExchange, 'fault'>;
-
-/** An operation deliberately outside the documents (a documented sandbox extension, docs/market1.md). */
-export interface Extension {
-  method: string;
-  path: string;
-}
 
 interface Parameter {
   name: string;
@@ -54,7 +49,8 @@ const pointer = (segments: string[]) =>
 /** The checker of a set of OpenAPI documents. */
 export class OpenApiConformance {
   private readonly ajv = new Ajv({ strict: false, allErrors: true, logger: false });
-  private readonly documents: { id: string; document: Document }[] = [];
+  /** Each document as ajv knows it (`oneOf` read as `anyOf`) and as written (`raw`, for telling alternatives apart). */
+  private readonly documents: { id: string; document: Document; raw: Document }[] = [];
   private readonly validators = new Map<string, ValidateFunction>();
 
   constructor(files: URL[] = MARKET1_DOCUMENTS) {
@@ -63,23 +59,20 @@ export class OpenApiConformance {
       this.ajv.addFormat(format, true);
     for (const file of files) {
       const id = `market1:${file.pathname.split('/').pop()}`;
-      const document = anyOfForOneOf(parse(readFileSync(file, 'utf8'))) as Document;
+      const raw = parse(readFileSync(file, 'utf8')) as Document;
+      const document = anyOfForOneOf(raw) as Document;
       this.ajv.addSchema(document, id);
-      this.documents.push({ id, document });
+      this.documents.push({ id, document, raw });
     }
   }
 
   /** The violations of `exchange` (empty when it follows the documents), each a sentence. */
-  check(exchange: Exchange, extensions: readonly Extension[] = []): string[] {
+  check(exchange: Exchange): string[] {
     const method = exchange.method.toLowerCase();
     const where = `${exchange.method} ${exchange.path}`;
-    if (
-      extensions.some((extension) => extension.method === exchange.method && extension.path === exchange.path)
-    )
-      return [];
     const found = this.find(method, exchange.path);
     if (!found) return [`${where}: no such operation in the documents`];
-    const { id, document, template, operation, pathParameters } = found;
+    const { id, document, raw, template, operation, pathParameters } = found;
     const violations: string[] = [];
     const fail = (message: string) => violations.push(`${where}: ${message}`);
     if (operation.deprecated) fail('the operation is deprecated');
@@ -119,8 +112,9 @@ export class OpenApiConformance {
       if (!media || !requestBody.content?.[media])
         fail(`request media type ${String(media)} is not documented`);
       else
-        this.validate(
+        this.validateBody(
           id,
+          raw,
           [...base, 'requestBody', 'content', media, 'schema'],
           exchange.requestBody,
           (errors) => fail(`request body: ${errors}`),
@@ -158,14 +152,14 @@ export class OpenApiConformance {
         fail(`answer ${status} is not JSON`);
         return violations;
       }
-    this.validate(id, [...responsePath, 'content', media, 'schema'], body, (errors) =>
+    this.validateBody(id, raw, [...responsePath, 'content', media, 'schema'], body, (errors) =>
       fail(`answer ${status}: ${errors}`),
     );
     return violations;
   }
 
   private find(method: string, path: string) {
-    for (const { id, document } of this.documents)
+    for (const { id, document, raw } of this.documents)
       for (const [template, item] of Object.entries(document.paths)) {
         const names: string[] = [];
         const pattern = template
@@ -180,7 +174,7 @@ export class OpenApiConformance {
         const pathParameters = Object.fromEntries(
           names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)]),
         );
-        return { id, document, template, operation, pathParameters };
+        return { id, document, raw, template, operation, pathParameters };
       }
     return undefined;
   }
@@ -197,6 +191,46 @@ export class OpenApiConformance {
     return current as T;
   }
 
+  /**
+   * Validates a request or answer body (P179). When its schema is a `oneOf` of several alternatives, the
+   * alternative is chosen by the properties only it declares (the commission report's `paidStorageKgvp…` for
+   * Russia, `kgvpChina` for China, …): the body must carry those of exactly one alternative and is validated
+   * against that one alone, so what it closes stays closed. A body that names none (an empty report) must be
+   * valid under every alternative.
+   */
+  private validateBody(
+    id: string,
+    raw: Document,
+    segments: string[],
+    value: unknown,
+    report: (errors: string) => void,
+  ): void {
+    const { node, path } = followRefs(raw, segments);
+    const alternatives = node.oneOf;
+    if (!Array.isArray(alternatives) || alternatives.length < 2) {
+      this.validate(id, segments, value, report);
+      return;
+    }
+    const declared = alternatives.map((alternative: object) => declaredProperties(raw, alternative));
+    const present = propertiesOf(value);
+    const named = declared
+      .map((names, index) => ({
+        index,
+        own: [...names].filter((name) => declared.every((other, j) => j === index || !other.has(name))),
+      }))
+      .filter(({ own }) => own.some((name) => present.has(name)));
+    const label = (index: number) => refName(alternatives[index]) ?? `alternative ${index}`;
+    if (named.length > 1) {
+      report(`mixes the properties of ${named.map(({ index }) => label(index)).join(' and ')} (oneOf)`);
+      return;
+    }
+    const chosen = named.length === 1 ? [named[0]!.index] : alternatives.map((_alternative, index) => index);
+    for (const index of chosen)
+      this.validate(id, [...path, 'anyOf', String(index)], value, (errors) =>
+        report(`as ${label(index)}: ${errors}`),
+      );
+  }
+
   private validate(id: string, segments: string[], value: unknown, report: (errors: string) => void): void {
     const ref = `${id}#${pointer(segments.slice(1)).replace(/^/, '/')}`;
     let validate = this.validators.get(ref);
@@ -210,8 +244,8 @@ export class OpenApiConformance {
 
 /**
  * The document with every `oneOf` read as `anyOf`: the documents list alternatives that are not mutually
- * exclusive (the commission report's locale variants have no required fields, so any object matches them), and
- * a strict `oneOf` would refuse every real answer.
+ * exclusive (the commission report's country variants have no required fields, so any object matches them), and
+ * a strict `oneOf` would refuse every real answer. A body's own `oneOf` is then decided by `validateBody`.
  */
 function anyOfForOneOf(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(anyOfForOneOf);
@@ -219,6 +253,68 @@ function anyOfForOneOf(node: unknown): unknown {
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => [key === 'oneOf' ? 'anyOf' : key, anyOfForOneOf(value)]),
   );
+}
+
+/** The schema at `segments` (starting with '') of `document`, following `$ref`s, and the path it was found at. */
+function followRefs(
+  document: Document,
+  segments: string[],
+): { node: Record<string, unknown>; path: string[] } {
+  const node = segments
+    .slice(1)
+    .reduce<unknown>(
+      (current, segment) => (current as Record<string, unknown> | undefined)?.[segment],
+      document,
+    ) as Record<string, unknown> | undefined;
+  if (typeof node?.$ref === 'string')
+    return followRefs(document, ['', ...node.$ref.replace(/^#\//, '').split('/').map(unescapePointer)]);
+  return { node: node ?? {}, path: segments };
+}
+
+const unescapePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** The name of the component a `{$ref}` alternative points at. */
+function refName(alternative: unknown): string | undefined {
+  const ref = (alternative as { $ref?: unknown }).$ref;
+  return typeof ref === 'string' ? ref.split('/').pop() : undefined;
+}
+
+/** Every property name a schema declares, at any depth (`properties`, `items`, compositions, `$ref`s). */
+function declaredProperties(document: Document, schema: unknown, seen = new Set<string>()): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    if (typeof record.$ref === 'string') {
+      if (seen.has(record.$ref)) return;
+      seen.add(record.$ref);
+      visit(
+        followRefs(document, ['', ...record.$ref.replace(/^#\//, '').split('/').map(unescapePointer)]).node,
+      );
+      return;
+    }
+    for (const [name, property] of Object.entries((record.properties as object | undefined) ?? {})) {
+      names.add(name);
+      visit(property);
+    }
+    visit(record.items);
+    if (typeof record.additionalProperties === 'object') visit(record.additionalProperties);
+    for (const key of ['allOf', 'anyOf', 'oneOf'])
+      if (Array.isArray(record[key])) (record[key] as unknown[]).forEach(visit);
+  };
+  visit(schema);
+  return names;
+}
+
+/** Every property name of a JSON value, at any depth. */
+function propertiesOf(value: unknown, names = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const item of value) propertiesOf(item, names);
+  else if (typeof value === 'object' && value !== null)
+    for (const [name, item] of Object.entries(value)) {
+      names.add(name);
+      propertiesOf(item, names);
+    }
+  return names;
 }
 
 /** `#/components/responses/401` of a `$ref` response as path segments (starting with ''). */
@@ -237,11 +333,6 @@ function coerce(raw: string, type: unknown): unknown {
   if (type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
   return raw;
 }
-
-/** The sandbox's documented extension of the content API (P94): allowed values of a characteristic. */
-export const MARKET1_EXTENSIONS: readonly Extension[] = [
-  { method: 'GET', path: '/content/v2/directory/values' },
-];
 
 let shared: OpenApiConformance | undefined;
 
@@ -267,7 +358,7 @@ export function conformanceRecorder(): {
     violations: () =>
       exchanges
         .filter((exchange) => exchange.fault === undefined)
-        .flatMap((exchange) => market1Conformance().check(exchange, MARKET1_EXTENSIONS)),
+        .flatMap((exchange) => market1Conformance().check(exchange)),
   };
 }
 

@@ -8423,7 +8423,7 @@ export interface operations {
                     endDate?: string;
                     /**
                      * Format: int64
-                     * @description AUTO: budget top-up, whole roubles
+                     * @description Not applied: a new campaign gets its budget in the marketplace cabinet (P177)
                      */
                     sum?: number;
                     /**
@@ -8431,7 +8431,7 @@ export interface operations {
                      * @enum {string}
                      */
                     writeOffType?: "BALANCE" | "NET" | "BONUS";
-                    /** @description AUTO: create paused (default false) */
+                    /** @description Not applied: a new campaign is READY until started (P177) */
                     onPause?: boolean;
                     /** Format: int64 */
                     clientId?: number;

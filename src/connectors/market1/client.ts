@@ -11,6 +11,7 @@
  * - 401/403 → `Market1AuthError`; another 4xx or an unreadable answer → `Market1ApiError` with the
  *   marketplace's message.
  */
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config.ts';
@@ -39,20 +40,23 @@ import {
 import {
   campaignStatusOf,
   campaignTypeOf,
+  CONTENT_LOCALE,
   CURRENT_TYPE_CODE,
+  directoryOf,
+  MARKET1_DIRECTORY_PATHS,
+  type DirectoryName,
+  READY_STATUS_CODE,
   MARKET1_LIMITS,
   MARKET1_PATHS,
   NOT_DELETED_FROM_YEAR,
   paymentTypeOf,
-  writeOffCode,
   type WireBalance,
-  type WireBudgetDeposit,
   type WireCampaign,
   type WireCampaignCount,
   type WireCampaignDetails,
   type WireCampaignStatistics,
   type WireCharacteristic,
-  type WireCharacteristicValue,
+  type WireDirectoryEntry,
   type WireCommissionReport,
   type WireContentEnvelope,
   type WireCreateCampaign,
@@ -302,70 +306,26 @@ class HttpMarket1Connector implements Market1Connector {
     const externalId = Number(answer);
     if (!Number.isSafeInteger(externalId) || externalId <= 0)
       throw new Market1ApiError(200, 'the marketplace did not return the new campaign id');
-    if (campaign.type === 'AUTO') {
-      await this.afterCreate(externalId, 'budget deposit', () => {
-        const deposit: WireBudgetDeposit = {
-          sum: campaign.budget,
-          type: writeOffCode(campaign.writeOffType),
-          return: true,
-        };
-        return this.call({
-          method: 'POST',
-          path: MARKET1_PATHS.budgetDeposit,
-          query: { id: externalId },
-          body: deposit,
-          mutation: true,
-        });
-      });
-      if (!campaign.onPause)
-        await this.afterCreate(externalId, 'start', () => this.startCampaign(externalId));
-    }
-    const writeOffType = campaign.type === 'AUTO' ? campaign.writeOffType : null;
     const [created] = await this.getCampaigns([externalId]);
-    if (created) return { ...created, writeOffType };
-    // The marketplace publishes new campaigns with a delay: answer with what it was asked to create.
+    if (created) return created;
+    // The marketplace publishes new campaigns with a delay: answer with what it was asked to create (READY).
     const now = new Date().toISOString();
-    const statusCode = campaign.type === 'AUTO' && !campaign.onPause ? 9 : 4;
     return {
       externalId,
       name: campaign.name,
       type: campaign.type,
       typeCode: CURRENT_TYPE_CODE,
-      status: campaignStatusOf(statusCode),
-      statusCode,
+      status: campaignStatusOf(READY_STATUS_CODE),
+      statusCode: READY_STATUS_CODE,
       createDate: now,
       changeDate: now,
-      startDate: statusCode === 9 ? now : null,
+      startDate: null,
       endDate: null,
       dailyBudget: 0,
       paymentType: 'CPM',
-      writeOffType,
       externalProductIds: unique(campaign.externalProductIds),
       subject: null,
     };
-  }
-
-  /**
-   * A step after the campaign exists (deposit, start): its failure names the new campaign, which the next
-   * import reads, so nobody creates it twice.
-   */
-  private async afterCreate(externalId: number, step: string, run: () => Promise<unknown>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      if (error instanceof Market1ApiError)
-        throw new Market1ApiError(
-          error.status,
-          `campaign ${externalId} was created, but its ${step} was refused: ${error.marketplaceMessage}`,
-        );
-      if (error instanceof Market1UnavailableError)
-        throw new Market1UnavailableError(
-          error.reason,
-          `campaign ${externalId} was created: ${error.message}`,
-          true,
-        );
-      throw error;
-    }
   }
 
   async searchSubjects(query: string, limit: number): Promise<Market1Subject[]> {
@@ -400,39 +360,30 @@ class HttpMarket1Connector implements Market1Connector {
   async getSubjectParameters(subjectId: number): Promise<Market1Parameter[]> {
     const characteristics = await this.content<WireCharacteristic[] | null>(
       `${MARKET1_PATHS.characteristics}/${encodeURIComponent(subjectId)}`,
+      { locale: CONTENT_LOCALE },
     );
     return (characteristics ?? []).map((characteristic) => ({
       id: characteristic.charcID,
       name: characteristic.name,
       valueType: characteristic.charcType === 4 ? 'NUMBER' : 'STRING',
       multiValueAllowed: characteristic.maxCount !== 1,
-      displayType: characteristic.hasDirectory ? 'SUGGEST' : 'INPUT',
+      displayType: directoryOf(characteristic.name) ? 'SUGGEST' : 'INPUT',
       required: characteristic.required,
       unit: characteristic.unitName || null,
     }));
   }
 
   async getParameterOptions(
-    parameterId: number,
+    parameter: Pick<Market1Parameter, 'name'>,
     query = '',
     limit = Number.POSITIVE_INFINITY,
   ): Promise<Market1ParameterOption[]> {
-    const options: Market1ParameterOption[] = [];
-    const page = MARKET1_LIMITS.subjectsPerRequest;
-    for (let offset = 0; options.length < limit; offset += page) {
-      const values = await this.content<WireCharacteristicValue[] | null>(
-        MARKET1_PATHS.characteristicValues,
-        {
-          charcID: parameterId,
-          name: query.trim() || undefined,
-          limit: Math.min(page, limit - options.length),
-          offset,
-        },
-      );
-      options.push(...(values ?? []).map((value) => ({ id: value.id, value: value.name })));
-      if (!values || values.length < page) break;
-    }
-    return options;
+    const directory = directoryOf(parameter.name);
+    if (!directory) return [];
+    const wanted = query.trim().toLowerCase();
+    return (await this.directory(directory))
+      .filter((option) => option.value.toLowerCase().includes(wanted))
+      .slice(0, limit);
   }
 
   async readDictionary(subjectIds: number[]): Promise<DictionaryFile> {
@@ -445,14 +396,19 @@ class HttpMarket1Connector implements Market1Connector {
       if (!batch || batch.length < page) break;
     }
     const categories: DictionaryFile['categories'] = [];
+    // Each directory is read once per dictionary: every subject's color, country… share it.
+    const directories = new Map<DirectoryName, Promise<Market1ParameterOption[]>>();
     for (const subject of subjects.sort((a, b) => a.subjectID - b.subjectID)) {
       const parameters: DictionaryFile['categories'][number]['parameters'] = [];
-      for (const parameter of await this.getSubjectParameters(subject.subjectID))
-        parameters.push(
-          parameter.displayType === 'SUGGEST'
-            ? { ...parameter, options: await this.getParameterOptions(parameter.id) }
-            : parameter,
-        );
+      for (const parameter of await this.getSubjectParameters(subject.subjectID)) {
+        const directory = directoryOf(parameter.name);
+        if (!directory) {
+          parameters.push(parameter);
+          continue;
+        }
+        if (!directories.has(directory)) directories.set(directory, this.directory(directory));
+        parameters.push({ ...parameter, options: await directories.get(directory)! });
+      }
       categories.push({
         id: subject.subjectID,
         name: subject.subjectName,
@@ -461,6 +417,20 @@ class HttpMarket1Connector implements Market1Connector {
       });
     }
     return { categories };
+  }
+
+  /**
+   * The values of a published directory as options (P178): the value is the entry's name, the id a stable
+   * function of it (`optionIdOf`), since the directories publish no ids. Duplicate names are kept once.
+   */
+  private async directory(directory: DirectoryName): Promise<Market1ParameterOption[]> {
+    const entries = await this.content<WireDirectoryEntry[] | null>(MARKET1_DIRECTORY_PATHS[directory], {
+      locale: CONTENT_LOCALE,
+    });
+    const values = new Set((entries ?? []).map((entry) => (typeof entry === 'string' ? entry : entry.name)));
+    return [...values]
+      .filter((value) => value.trim() !== '')
+      .map((value) => ({ id: optionIdOf(value), value }));
   }
 
   private async changeStatus(path: string, externalId: number): Promise<void> {
@@ -570,7 +540,6 @@ function toCampaign(wire: WireCampaign): Market1Campaign {
     endDate: ended ? isoUtc(wire.timestamps.deleted) : null,
     dailyBudget: 0,
     paymentType: paymentTypeOf(wire.settings.payment_type),
-    writeOffType: null,
     externalProductIds: unique(products.map((product) => product.nm_id)),
     subject: subject ? { id: subject.id, name: subject.name } : null,
   };
@@ -615,6 +584,14 @@ function messageOf(response: HttpResponse): string {
 function isoUtc(timestamp: string): string {
   const time = Date.parse(timestamp);
   return Number.isFinite(time) ? new Date(time).toISOString() : timestamp;
+}
+
+/**
+ * The option id of a directory value (P178): the first 48 bits of the SHA-256 of the value, so the same value
+ * keeps its id across refreshes and accounts (the directories publish names only).
+ */
+export function optionIdOf(value: string): number {
+  return createHash('sha256').update(value).digest().readUIntBE(0, 6);
 }
 
 function unique(ids: number[]): number[] {

@@ -10,7 +10,7 @@
  * subjects, parameters and options are the marketplace's.
  */
 import type { DictionaryFile, ParameterDefinition } from '../../modules/catalog/dictionary.ts';
-import type { CampaignStatus, CampaignType, PaymentType, WriteOffType } from './protocol.ts';
+import type { CampaignStatus, CampaignType, PaymentType } from './protocol.ts';
 
 export type { CampaignStatus, CampaignType, PaymentType, WriteOffType } from './protocol.ts';
 export { CAMPAIGN_STATUSES, CAMPAIGN_TYPES } from './protocol.ts';
@@ -60,11 +60,6 @@ export interface Market1Campaign {
   dailyBudget: number;
   /** `CPM` (per thousand views) or `CPC` (per click), the document's payment types; another value `UNKNOWN`. */
   paymentType: PaymentType;
-  /**
-   * Where the budget is written off from. The marketplace reports it only when the campaign is created through
-   * the connector, so it is null for campaigns read from the marketplace.
-   */
-  writeOffType: WriteOffType | null;
   /** Products (nm ids) of the campaign, ascending. */
   externalProductIds: number[];
   /** The promoted subject (the marketplace's category); null when the campaign names none. */
@@ -114,10 +109,11 @@ export interface Market1Balance {
 }
 
 /**
- * A campaign to create (P98). Only the two kinds the marketplace still creates (`POST /adv/v2/seacat/save-ad`):
- * `AUTO` is a unified-bid campaign (search and recommendations, paid per thousand views) whose budget is then
- * topped up and which is then started unless `onPause`; `IN_SEARCH_AND_CATALOG` a manual-bid campaign placed in
- * search and recommendations, created `READY`.
+ * A campaign to create (P98, P177). Only the two kinds the marketplace still creates (`POST
+ * /adv/v2/seacat/save-ad`): `AUTO` is a unified-bid campaign (search and recommendations, paid per thousand
+ * views), `IN_SEARCH_AND_CATALOG` a manual-bid campaign placed in search and recommendations. Both are created
+ * `READY` (status 4) without a budget: the document tops up budgets of paused campaigns only, and a new campaign
+ * starts once the seller has set its budget in the marketplace's cabinet.
  */
 export type Market1CampaignCreate =
   | {
@@ -131,11 +127,6 @@ export type Market1CampaignCreate =
       subjectId: number;
       /** 1–50 products (nm ids). */
       externalProductIds: number[];
-      /** Budget top-up, whole roubles (`POST /adv/v1/budget/deposit`). */
-      budget: number;
-      writeOffType: WriteOffType;
-      /** Left `READY` (true) or started at once (false). */
-      onPause: boolean;
     }
   | {
       type: 'IN_SEARCH_AND_CATALOG';
@@ -226,9 +217,8 @@ export interface Market1Connector {
   stopCampaign(externalId: number): Promise<void>;
 
   /**
-   * Creates a campaign and returns its details. Never retried after a 5xx or a time-out (it may have been
-   * created): such a failure is `Market1UnavailableError` with `maybeApplied: true`. When the campaign was
-   * created but its budget top-up or start was refused, the `Market1ApiError` message names the new campaign.
+   * Creates a campaign (`READY`, no budget: P177) and returns its details. Never retried after a 5xx or a
+   * time-out (it may have been created): such a failure is `Market1UnavailableError` with `maybeApplied: true`.
    */
   createCampaign(campaign: Market1CampaignCreate): Promise<Market1Campaign>;
 
@@ -245,10 +235,15 @@ export interface Market1Connector {
   getSubjectParameters(subjectId: number): Promise<Market1Parameter[]>;
 
   /**
-   * Allowed values of a `SUGGEST` parameter whose value contains `query` (case-insensitive; empty = all), by
-   * id; `limit` is optional (all of them when omitted).
+   * Allowed values of a parameter whose value contains `query` (case-insensitive; empty = all), at most `limit`
+   * (all of them when omitted): the published directory its name links to (P178), empty for a parameter
+   * without one (`INPUT`).
    */
-  getParameterOptions(parameterId: number, query?: string, limit?: number): Promise<Market1ParameterOption[]>;
+  getParameterOptions(
+    parameter: Pick<Market1Parameter, 'name'>,
+    query?: string,
+    limit?: number,
+  ): Promise<Market1ParameterOption[]>;
 
   /**
    * The catalog dictionary (docs/catalog.md) of the given subjects, ready for `loadDictionary`: each subject

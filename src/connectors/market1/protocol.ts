@@ -11,12 +11,11 @@
  * roubles, statistics with up to 2 decimals), bids in kopecks. Timestamps carry an offset (`+03:00`, Moscow);
  * statistics days are the marketplace's calendar days (Moscow, UTC+3 all year).
  *
- * One documented sandbox extension fills what the content API does not publish: `GET
- * /content/v2/directory/values` (allowed values of a characteristic, P94); the connector calls it only for
- * characteristics the sandbox marks with `hasDirectory`.
+ * Allowed values of characteristics come from the content API's published directories, linked to a
+ * characteristic by its name as the document names it (`CHARACTERISTIC_DIRECTORIES`, P178).
  */
 
-/** Paths the connector calls, relative to the account's base URL. */
+/** Paths the connector calls (and the sandbox's budget deposit), relative to the account's base URL. */
 export const MARKET1_PATHS = {
   /** `GET`: campaign ids grouped by type and status (`08-promotion.yaml` "Списки кампаний"). */
   campaignCount: '/adv/v1/promotion/count',
@@ -34,19 +33,52 @@ export const MARKET1_PATHS = {
   stop: '/adv/v0/stop',
   /** `POST {name, nms, bid_type, payment_type, placement_types}`: create a campaign; answers its id. */
   create: '/adv/v2/seacat/save-ad',
-  /** `POST ?id=` with `{sum, type}`: top up a campaign's budget. */
+  /** `POST ?id=` with `{sum, type}`: top up a campaign in status 11; served by the sandbox, not called (P177). */
   budgetDeposit: '/adv/v1/budget/deposit',
   /** `GET ?name&limit&offset&parentID`: subjects (the marketplace's categories). */
   subjects: '/content/v2/object/all',
   /** `GET`: parent categories of the subjects. */
   parentCategories: '/content/v2/object/parent/all',
-  /** `GET /content/v2/object/charcs/{subjectId}`: characteristics (parameters) of a subject. */
+  /** `GET /content/v2/object/charcs/{subjectId}?locale`: characteristics (parameters) of a subject. */
   characteristics: '/content/v2/object/charcs',
-  /** `GET ?charcID&name&limit&offset`: allowed values of a directory characteristic (sandbox extension). */
-  characteristicValues: '/content/v2/directory/values',
   /** `GET ?locale`: commission percentages of every subject. */
   commissions: '/api/v1/tariffs/commission',
 } as const;
+
+/** The content API's directories of characteristic values we read (`GET ?locale`, `02-products.yaml`). */
+export const MARKET1_DIRECTORY_PATHS = {
+  colors: '/content/v2/directory/colors',
+  kinds: '/content/v2/directory/kinds',
+  countries: '/content/v2/directory/countries',
+  seasons: '/content/v2/directory/seasons',
+  vat: '/content/v2/directory/vat',
+} as const;
+
+/** A directory of characteristic values. */
+export type DirectoryName = keyof typeof MARKET1_DIRECTORY_PATHS;
+
+/**
+ * The characteristics whose values a directory publishes, by name (P178): the characteristics operation's
+ * description sends "Цвет", "Пол", "Страна производства", "Сезон" and "Ставка НДС" to their directories
+ * (names in Russian, so the connector asks for `locale=ru`). "ТНВЭД-код" has a per-subject list of codes, not
+ * values to choose from, and stays free input like every other characteristic.
+ */
+export const CHARACTERISTIC_DIRECTORIES: Readonly<Record<string, DirectoryName>> = {
+  Цвет: 'colors',
+  Пол: 'kinds',
+  'Страна производства': 'countries',
+  Сезон: 'seasons',
+  'Ставка НДС': 'vat',
+};
+
+/** The directory of a characteristic's name (case and outer spaces ignored), or undefined. */
+export function directoryOf(characteristicName: string): DirectoryName | undefined {
+  const wanted = characteristicName.trim().toLowerCase();
+  return Object.entries(CHARACTERISTIC_DIRECTORIES).find(([name]) => name.toLowerCase() === wanted)?.[1];
+}
+
+/** The language the connector asks the content API for (`locale`): the directories' names are Russian. */
+export const CONTENT_LOCALE = 'ru';
 
 /** Batching limits of the marketplace (requests beyond them are answered 400). */
 export const MARKET1_LIMITS = {
@@ -177,6 +209,9 @@ const STATUS_BY_CODE: ReadonlyMap<number, CampaignStatus> = new Map([
 /** The status codes the document lists. */
 export const DOCUMENTED_STATUS_CODES: readonly number[] = [...STATUS_BY_CODE.keys()];
 
+/** The status of a new campaign: 4, ready to start (`POST /adv/v2/seacat/save-ad`, P177). */
+export const READY_STATUS_CODE = 4;
+
 /** Status codes that have statistics (`GET /adv/v3/fullstats`: "for campaigns in statuses 7, 9 and 11"). */
 export const STATUS_CODES_WITH_STATISTICS: readonly number[] = [7, 9, 11];
 
@@ -191,11 +226,6 @@ export function campaignStatusOf(code: number): CampaignStatus {
 /** Our payment type of the wire's `payment_type`. */
 export function paymentTypeOf(wire: string | undefined): PaymentType {
   return wire === 'cpm' ? 'CPM' : wire === 'cpc' ? 'CPC' : 'UNKNOWN';
-}
-
-/** The budget source code of a write-off source. */
-export function writeOffCode(type: WriteOffType): number {
-  return WRITE_OFF_CODES[type];
 }
 
 /** The write-off source of a budget source code, or undefined for an unknown code. */
@@ -328,7 +358,7 @@ export interface WireCreateCampaign {
   placement_types?: ('search' | 'recommendations')[];
 }
 
-/** `POST /adv/v1/budget/deposit?id=` body: whole roubles from the source `type` (`writeOffCode`). */
+/** `POST /adv/v1/budget/deposit?id=` body (campaigns in status 11 only): whole roubles from the source `type`. */
 export interface WireBudgetDeposit {
   sum: number;
   type: number;
@@ -360,7 +390,7 @@ export interface WireParentCategory {
 
 /**
  * A characteristic of `GET /content/v2/object/charcs/{subjectId}`. `charcType` 0 or 1: string(s), 4: number(s);
- * `maxCount` 0 = unlimited values; `hasDirectory` (sandbox extension) = values come from the directory.
+ * `maxCount` 0 = unlimited values.
  */
 export interface WireCharacteristic {
   charcID: number;
@@ -372,14 +402,13 @@ export interface WireCharacteristic {
   maxCount: number;
   popular: boolean;
   charcType: number;
-  hasDirectory?: boolean;
 }
 
-/** A value of `GET /content/v2/directory/values` (sandbox extension). */
-export interface WireCharacteristicValue {
-  id: number;
-  name: string;
-}
+/**
+ * An entry of a directory: colors `{name, parentName}`, countries `{name, fullName}`, kinds, seasons and VAT
+ * rates a plain string. Entries have no id: the value is the name.
+ */
+export type WireDirectoryEntry = string | { name: string; parentName?: string; fullName?: string };
 
 /** `GET /api/v1/tariffs/commission` (`Commission`): commission percentages per subject and sales model. */
 export interface WireCommissionReport {

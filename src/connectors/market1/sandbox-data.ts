@@ -2,8 +2,10 @@
  * The Market1 sandbox's data (P95): deterministic, realistic, generated from seeded PRNGs.
  *
  * - The subjects dictionary (shared by every account): the catalog sample's five subjects with their
- *   parameters and options (`src/modules/catalog/sample-dictionary.json`, as Market1's wire can express them:
- *   strings and numbers) plus ~60 generated subjects under nine parent categories, each with commissions.
+ *   parameters (`src/modules/catalog/sample-dictionary.json`, as Market1's wire can express them: strings and
+ *   numbers) plus ~60 generated subjects under nine parent categories, each with commissions; and the published
+ *   directories of values (colors, kinds, countries, seasons, VAT rates) that characteristics named as the
+ *   document names them draw from (P178).
  * - One advertising account per API key, seeded by the key (two organizations see different, stable
  *   accounts): 150–200 products, 220–340 campaigns of every kind the document lists (type 8, type 9 with a
  *   unified or a manual bid) and every documented status, a balance.
@@ -17,6 +19,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { DictionaryFile } from '../../modules/catalog/dictionary.ts';
 import {
+  CHARACTERISTIC_DIRECTORIES,
+  type DirectoryName,
   MARKETPLACE_OFFSET_MS,
   marketplaceTimestamp,
   STATUS_CODES_WITH_STATISTICS,
@@ -49,7 +53,7 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 
 // ---- Dictionary --------------------------------------------------------------------------------------------
 
-/** A characteristic of a sandbox subject; `values` for directory characteristics. */
+/** A characteristic of a sandbox subject; `directory` when its name links it to one (P178). */
 export interface SandboxCharacteristic {
   id: number;
   name: string;
@@ -60,7 +64,7 @@ export interface SandboxCharacteristic {
   /** 0 = unlimited. */
   maxCount: number;
   popular: boolean;
-  values?: { id: number; name: string }[];
+  directory?: DirectoryName;
 }
 
 /** A subject with its commissions (percent) and characteristics. */
@@ -104,9 +108,54 @@ const GENERATED_SUBJECTS: Record<number, string[]> = {
   2400: ['Vases', 'Photo frames', 'Wall clocks', 'Artificial flowers', 'Decorative pillows', 'Figurines'],
 };
 
+/** Colors of product names. */
 const COLORS = ['white', 'black', 'grey', 'navy', 'red', 'beige', 'green', 'blue', 'pink', 'yellow', 'brown'];
-const COUNTRIES = ['Russia', 'China', 'Turkey', 'Uzbekistan', 'Kyrgyzstan', 'Belarus', 'India', 'Vietnam'];
-const SEASONS = ['all-season', 'summer', 'winter', 'demi-season'];
+
+/** The published directories' entries (`GET /content/v2/directory/…`), in their wire shapes. */
+export const SANDBOX_DIRECTORIES = {
+  colors: [
+    ['white', 'white'],
+    ['black', 'black'],
+    ['grey', 'grey'],
+    ['navy', 'blue'],
+    ['red', 'red'],
+    ['beige', 'brown'],
+    ['green', 'green'],
+    ['olive', 'green'],
+    ['blue', 'blue'],
+    ['pink', 'red'],
+    ['yellow', 'yellow'],
+    ['brown', 'brown'],
+  ].map(([name, parentName]) => ({ name: name!, parentName: parentName! })),
+  kinds: ['Men', 'Women', 'Unisex', 'Boys', 'Girls'],
+  countries: [
+    ['Russia', 'Russian Federation'],
+    ['China', "People's Republic of China"],
+    ['Turkey', 'Republic of Türkiye'],
+    ['Uzbekistan', 'Republic of Uzbekistan'],
+    ['Kyrgyzstan', 'Kyrgyz Republic'],
+    ['Belarus', 'Republic of Belarus'],
+    ['Bangladesh', "People's Republic of Bangladesh"],
+    ['India', 'Republic of India'],
+    ['Vietnam', 'Socialist Republic of Viet Nam'],
+  ].map(([name, fullName]) => ({ name: name!, fullName: fullName! })),
+  seasons: ['all-season', 'summer', 'demi-season', 'winter'],
+  vat: ['0', '10', '20', 'Без НДС', '13'],
+} as const satisfies Record<DirectoryName, readonly unknown[]>;
+
+/** The name the document gives the characteristic of a directory ("Цвет" for colors, …). */
+const NAME_OF_DIRECTORY = Object.fromEntries(
+  Object.entries(CHARACTERISTIC_DIRECTORIES).map(([name, directory]) => [directory, name]),
+) as Record<DirectoryName, string>;
+
+/** The catalog sample's parameters that the marketplace's directories serve, by their name in the sample. */
+const SAMPLE_DIRECTORIES: Readonly<Record<string, DirectoryName>> = {
+  Color: 'colors',
+  Gender: 'kinds',
+  'Country of manufacture': 'countries',
+  Season: 'seasons',
+};
+
 const SEASONAL_PARENTS = new Set([100, 300, 700, 900]);
 
 function commissionsOf(subjectId: number): SandboxSubject['commissions'] {
@@ -122,11 +171,11 @@ function commissionsOf(subjectId: number): SandboxSubject['commissions'] {
   };
 }
 
-function directory(names: readonly string[]): { id: number; name: string }[] {
-  return names.map((name, index) => ({ id: 1000 + index, name }));
-}
-
-/** The catalog sample's subjects as Market1 expresses them (INTEGER → number, BOOLEAN → a yes/no directory). */
+/**
+ * The catalog sample's subjects as Market1 expresses them: INTEGER → number, BOOLEAN → string; a parameter a
+ * published directory serves carries the document's name and that directory, other `SUGGEST` parameters are
+ * free input there (the marketplace publishes no values for them).
+ */
 function sampleSubjects(): SandboxSubject[] {
   const sample = JSON.parse(
     readFileSync(new URL('../../modules/catalog/sample-dictionary.json', import.meta.url), 'utf8'),
@@ -139,19 +188,19 @@ function sampleSubjects(): SandboxSubject[] {
       parentId,
       parentName: PARENTS[parentId] ?? '',
       commissions: commissionsOf(category.id),
-      characteristics: category.parameters.map((parameter) => ({
-        id: parameter.id,
-        name: parameter.name,
-        charcType: parameter.valueType === 'NUMBER' || parameter.valueType === 'INTEGER' ? 4 : 1,
-        required: parameter.required,
-        unitName: parameter.unit ?? '',
-        maxCount: parameter.multiValueAllowed ? 0 : 1,
-        popular: parameter.required,
-        ...(parameter.displayType === 'SUGGEST' && {
-          values: (parameter.options ?? []).map((option) => ({ id: option.id, name: option.value })),
-        }),
-        ...(parameter.valueType === 'BOOLEAN' && { values: directory(['yes', 'no']) }),
-      })),
+      characteristics: category.parameters.map((parameter) => {
+        const directory = SAMPLE_DIRECTORIES[parameter.name];
+        return {
+          id: parameter.id,
+          name: directory ? NAME_OF_DIRECTORY[directory] : parameter.name,
+          charcType: parameter.valueType === 'NUMBER' || parameter.valueType === 'INTEGER' ? 4 : 1,
+          required: parameter.required,
+          unitName: parameter.unit ?? '',
+          maxCount: parameter.multiValueAllowed ? 0 : 1,
+          popular: parameter.required,
+          ...(directory && { directory }),
+        };
+      }),
     };
   });
 }
@@ -161,23 +210,23 @@ function generatedSubject(id: number, name: string, parentId: number): SandboxSu
   const characteristics: SandboxCharacteristic[] = [
     {
       id: charc(1),
-      name: 'Color',
+      name: NAME_OF_DIRECTORY.colors,
       charcType: 1,
       required: true,
       unitName: '',
       maxCount: 5,
       popular: true,
-      values: directory(COLORS),
+      directory: 'colors',
     },
     {
       id: charc(2),
-      name: 'Country of manufacture',
+      name: NAME_OF_DIRECTORY.countries,
       charcType: 1,
       required: true,
       unitName: '',
       maxCount: 1,
       popular: false,
-      values: directory(COUNTRIES),
+      directory: 'countries',
     },
     {
       id: charc(3),
@@ -208,16 +257,38 @@ function generatedSubject(id: number, name: string, parentId: number): SandboxSu
     },
   ];
   if (SEASONAL_PARENTS.has(parentId))
-    characteristics.push({
-      id: charc(6),
-      name: 'Season',
-      charcType: 1,
-      required: false,
-      unitName: '',
-      maxCount: 1,
-      popular: false,
-      values: directory(SEASONS),
-    });
+    characteristics.push(
+      {
+        id: charc(6),
+        name: NAME_OF_DIRECTORY.seasons,
+        charcType: 1,
+        required: false,
+        unitName: '',
+        maxCount: 1,
+        popular: false,
+        directory: 'seasons',
+      },
+      {
+        id: charc(7),
+        name: NAME_OF_DIRECTORY.kinds,
+        charcType: 1,
+        required: false,
+        unitName: '',
+        maxCount: 1,
+        popular: false,
+        directory: 'kinds',
+      },
+    );
+  characteristics.push({
+    id: charc(8),
+    name: NAME_OF_DIRECTORY.vat,
+    charcType: 1,
+    required: false,
+    unitName: '',
+    maxCount: 1,
+    popular: false,
+    directory: 'vat',
+  });
   return {
     id,
     name,
@@ -245,18 +316,10 @@ export const SANDBOX_PARENTS: readonly { id: number; name: string }[] = Object.e
 );
 
 const subjectById = new Map(SANDBOX_SUBJECTS.map((subject) => [subject.id, subject]));
-const characteristicById = new Map(
-  SANDBOX_SUBJECTS.flatMap((subject) => subject.characteristics.map((charc) => [charc.id, charc] as const)),
-);
 
 /** A subject by id. */
 export function findSubject(id: number): SandboxSubject | undefined {
   return subjectById.get(id);
-}
-
-/** A characteristic by id (ids are unique across subjects). */
-export function findCharacteristic(id: number): SandboxCharacteristic | undefined {
-  return characteristicById.get(id);
 }
 
 // ---- Accounts ----------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@
  *   bodies per operation (`{error}`, the gateway's problem object, a JSON string, or `text/plain` for 422).
  * - State changes (start, pause, stop, create, deposit) live in memory per key until `POST /__sandbox/reset`.
  * - Control API under `/__sandbox/` (no key, no limits): faults (401, 403, 429, 5xx, slow answers), key
- *   revocation, rate-limit settings, the log of recent requests, reset.
+ *   revocation, rate-limit settings, the log of recent requests, reset, and the cabinet's budget of a campaign.
  * - `onExchange` (option) sees every request and answer of the marketplace's paths, for the conformance tests.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -23,10 +23,13 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { SandboxDefinition, SandboxServer } from '../sandboxes.ts';
 import {
   DOCUMENTED_STATUS_CODES,
+  type DirectoryName,
+  MARKET1_DIRECTORY_PATHS,
   MARKET1_LIMITS,
   MARKET1_PATHS,
   MARKET1_RATE_LIMITS,
   type RateLimitGroup,
+  type WireBudgetDeposit,
   type WireCampaignCount,
   type WireCampaignStatistics,
   type WireCharacteristic,
@@ -37,11 +40,11 @@ import {
 } from './protocol.ts';
 import {
   dayOf,
-  findCharacteristic,
   findSubject,
   generateAccount,
   renderCampaign,
   renderStatistics,
+  SANDBOX_DIRECTORIES,
   SANDBOX_PARENTS,
   SANDBOX_SUBJECTS,
   type SandboxAccount,
@@ -555,14 +558,19 @@ export async function startMarket1Sandbox(options: Market1SandboxOptions): Promi
 
   app.post(MARKET1_PATHS.budgetDeposit, method('budgetDeposit'), async (request) => {
     const campaign = campaignOf(request);
-    // The document names status 11; the sandbox also tops up a new campaign (4), which our create needs
-    // (docs/market1.md: to be confirmed in a real-credentials trial).
-    if (campaign.status !== 4 && campaign.status !== 11)
-      throw advError(400, `the budget of a campaign in status ${campaign.status} cannot be topped up`);
-    const body = (request.body ?? {}) as Record<string, unknown>;
+    // The document tops up a campaign in status 11 (paused) only, and answers 400 `{error}` otherwise (P177).
+    if (campaign.status !== 11)
+      throw advError(
+        400,
+        `Invalid Params: the budget of campaign ${campaign.advertId} in status ${campaign.status} cannot be topped up: only a campaign in status 11 (paused)`,
+      );
+    const body = (request.body ?? {}) as Partial<Record<keyof WireBudgetDeposit, unknown>>;
     const sum = integer(body.sum, 'sum', () => advError(400, 'Invalid Params: invalid payload body'));
     const source = writeOffTypeOf(Number(body.type ?? 0));
     if (sum <= 0 || !source) throw advError(400, 'Invalid Params: invalid payload body');
+    // The document's examples of refused amounts.
+    if (sum < 1000) throw advError(400, 'Минимальная сумма пополнения 1000 рублей');
+    if (sum % 50 !== 0) throw advError(400, 'Сумма пополнения должна быть кратна 50 руб');
     const account = accountOf(request);
     const field = ({ BALANCE: 'balance', NET: 'net', BONUS: 'bonus' } as const)[source];
     if (account.balance[field] < sum) throw advError(400, `insufficient funds: ${field} is below ${sum}`);
@@ -612,25 +620,14 @@ export async function startMarket1Sandbox(options: Market1SandboxOptions): Promi
       maxCount: charc.maxCount,
       popular: charc.popular,
       charcType: charc.charcType,
-      hasDirectory: charc.values !== undefined,
     }));
     return envelope(characteristics);
   });
 
-  app.get(MARKET1_PATHS.characteristicValues, method('content'), async (request) => {
-    const query = request.query as Record<string, string | undefined>;
-    const characteristic = findCharacteristic(integer(query.charcID, 'charcID', contentError));
-    if (!characteristic?.values) throw contentError(`characteristic ${query.charcID} has no directory`);
-    const limit = optionalInteger(query.limit, 'limit', 1000, contentError);
-    const offset = optionalInteger(query.offset, 'offset', 0, contentError);
-    if (limit < 1 || limit > 1000 || offset < 0) throw contentError('limit is 1 to 1000, offset at least 0');
-    const name = (query.name ?? '').toLowerCase();
-    return envelope(
-      characteristic.values
-        .filter((value) => value.name.toLowerCase().includes(name))
-        .slice(offset, offset + limit),
-    );
-  });
+  // The published directories of values (P178); `locale` is accepted and, as in the marketplace's own sandbox,
+  // not used.
+  for (const [directory, path] of Object.entries(MARKET1_DIRECTORY_PATHS))
+    app.get(path, method('content'), async () => envelope(SANDBOX_DIRECTORIES[directory as DirectoryName]));
 
   app.get(MARKET1_PATHS.commissions, method('tariffs'), async (): Promise<WireCommissionReport> => ({
     report: SANDBOX_SUBJECTS.map((subject) => ({
@@ -685,6 +682,21 @@ export async function startMarket1Sandbox(options: Market1SandboxOptions): Promi
     return reply.code(204).send();
   });
   app.get('/__sandbox/requests', async () => ({ requests: state.requests }));
+  // What the seller does in the marketplace's cabinet before a new campaign can start (the start's conditions
+  // in the document): set its budget and apply the changes (P177).
+  app.post('/__sandbox/budget', async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (typeof body.apiKey !== 'string' || body.apiKey === '') throw advError(400, 'apiKey is required');
+    const fail = (message: string) => advError(400, message);
+    const id = integer(body.id, 'id', fail);
+    const sum = integer(body.sum, 'sum', fail);
+    const campaign = state.account(keyFingerprint(body.apiKey)).campaigns.get(id);
+    if (!campaign) throw advError(400, `campaign ${id} is not an account's campaign`);
+    if (sum <= 0) throw advError(400, 'sum must be positive');
+    campaign.budget = sum;
+    campaign.changeTime = Date.now();
+    return reply.code(204).send();
+  });
 
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();

@@ -45,8 +45,9 @@ export type CreateCampaignQuery = Static<typeof CreateCampaignQuery>;
 
 /**
  * Body of `POST /api/campaign/createCampaign`: a Campaign (spec §2) of which the create reads `type`, `name` (or
- * `campaignName`), `nms` (or `externalProductId`), and for `AUTO` also `categoryId`, `sum`, `writeOffType` and
- * `onPause`. The fields the marketplace assigns (`id`, `externalId`, dates, status…) are accepted and ignored.
+ * `campaignName`), `nms` (or `externalProductId`), and for `AUTO` also `categoryId`. The campaign is created
+ * READY without a budget (P177): `sum`, `writeOffType` and `onPause` are accepted and not applied, like the
+ * fields the marketplace assigns (`id`, `externalId`, dates, status…).
  */
 export const CampaignCreateBody = Type.Object(
   {
@@ -62,10 +63,16 @@ export const CampaignCreateBody = Type.Object(
     startDate: Type.Optional(DateTime()),
     endDate: Type.Optional(DateTime()),
     sum: Type.Optional(
-      Type.Integer({ minimum: 0, format: 'int64', description: 'AUTO: budget top-up, whole roubles' }),
+      Type.Integer({
+        minimum: 0,
+        format: 'int64',
+        description: 'Not applied: a new campaign gets its budget in the marketplace cabinet (P177)',
+      }),
     ),
     writeOffType: Type.Optional(WriteOffTypeSchema),
-    onPause: Type.Optional(Type.Boolean({ description: 'AUTO: create paused (default false)' })),
+    onPause: Type.Optional(
+      Type.Boolean({ description: 'Not applied: a new campaign is READY until started (P177)' }),
+    ),
     clientId: Type.Optional(Int64()),
     organizationId: Type.Optional(Int64()),
     service,

@@ -112,8 +112,8 @@ function presentSubject(subject: Market1Subject): Market1Type {
 }
 
 /**
- * The marketplace request of a create body (P107).
- * @throws 400 `error_validation` on `type`, `name`, `nms`, `categoryId` or `sum`
+ * The marketplace request of a create body (P107, P177).
+ * @throws 400 `error_validation` on `type`, `name`, `nms` or `categoryId`
  */
 function createRequest(body: CampaignCreateBody): Market1CampaignCreate {
   if (body.type === undefined) throw validationError('type', 'required');
@@ -137,16 +137,8 @@ function createRequest(body: CampaignCreateBody): Market1CampaignCreate {
   if (body.type === 'IN_SEARCH_AND_CATALOG')
     return { type: 'IN_SEARCH_AND_CATALOG', name, externalProductIds: products };
   if (body.categoryId === undefined) throw validationError('categoryId', 'required for AUTO');
-  if (body.sum === undefined) throw validationError('sum', 'required for AUTO');
-  return {
-    type: 'AUTO',
-    name,
-    subjectId: body.categoryId,
-    externalProductIds: products,
-    budget: body.sum,
-    writeOffType: body.writeOffType ?? 'BALANCE',
-    onPause: body.onPause ?? false,
-  };
+  // `sum`, `writeOffType` and `onPause` are not applied: a new campaign stays READY without a budget (P177).
+  return { type: 'AUTO', name, subjectId: body.categoryId, externalProductIds: products };
 }
 
 /** Operations of the campaign group (operations part). */

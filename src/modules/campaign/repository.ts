@@ -32,7 +32,10 @@ const STATISTICS_BATCH = 1000;
 /** Roubles with 2 decimals as exact text (the marketplace sends them as JSON numbers). */
 const moneyText = (value: number) => value.toFixed(2);
 
-/** The campaign columns of a marketplace campaign (`write_off_type` only when the marketplace says it). */
+/**
+ * The campaign columns of a marketplace campaign. `write_off_type` is not among them: the marketplace reports no
+ * budget source, and a campaign stored with one earlier keeps it (P177).
+ */
 function campaignValues(owner: CampaignOwner, campaign: Market1Campaign): Insertable<CampaignTable> {
   return {
     client_id: owner.clientId,
@@ -45,7 +48,6 @@ function campaignValues(owner: CampaignOwner, campaign: Market1Campaign): Insert
     status: campaign.status,
     status_code: campaign.statusCode,
     payment_type: campaign.paymentType,
-    write_off_type: campaign.writeOffType,
     daily_budget: campaign.dailyBudget,
     on_pause: campaign.status === 'PAUSED',
     external_product_ids: campaign.externalProductIds,
@@ -80,9 +82,8 @@ export const campaignRepository = {
       .execute(),
 
   /**
-   * Inserts or replaces the marketplace's campaigns of `owner` (by marketplace id) and returns their rows. A
-   * `write_off_type` already stored is kept when the marketplace does not report one (it reports it only on
-   * create).
+   * Inserts or replaces the marketplace's campaigns of `owner` (by marketplace id) and returns their rows; a
+   * stored `write_off_type` is kept (P177).
    */
   async upsert(db: Kysely<DB>, owner: CampaignOwner, campaigns: Market1Campaign[]): Promise<CampaignRow[]> {
     if (campaigns.length === 0) return [];
@@ -99,7 +100,6 @@ export const campaignRepository = {
             status: excluded.ref('excluded.status'),
             status_code: excluded.ref('excluded.status_code'),
             payment_type: excluded.ref('excluded.payment_type'),
-            write_off_type: sql`coalesce(excluded.write_off_type, campaign.write_off_type)`,
             daily_budget: excluded.ref('excluded.daily_budget'),
             on_pause: excluded.ref('excluded.on_pause'),
             external_product_ids: excluded.ref('excluded.external_product_ids'),
