@@ -1,28 +1,28 @@
 /**
  * The service under slow, abusive clients (P164): one source (`127.0.0.2`) opens as many slow-body connections as
- * it can — each a `POST` announcing a 1 MB body, then one byte every 5 s; when the service closes one, it is opened
- * again a second later — while another source (`127.0.0.1`) sends ordinary `GET /api/inbound/{id}`s, each on a new
- * connection. Reported: failed ordinary requests, their p99 against the same requests on the idle service, the
- * service's open descriptors against its limit and connection cap, and what the caps did (refused connections,
- * requests cut for time).
+ * it can — 2,000 tried at once, each a `POST` announcing a 1 MB body, then one byte every 5 s; when the service
+ * closes one, it is opened again a second later — while another source (`127.0.0.1`) sends ordinary
+ * `GET /api/inbound/{id}`s, each on a new connection. The same GETs, for as long, on the idle service first (after
+ * `WARMUP_SECONDS` of them not counted) are the baseline; the same samplers (descriptors, `/metrics`) run in both
+ * phases. The abusive source is a child process of its own (bench/slow-attacker.ts), so it does not delay the
+ * ordinary GETs' event loop; its CPU is reported beside the service's.
  *
- * The service runs with the default edge settings on the bench service's database (its own process, so its
- * descriptors are its own). `BENCH_SLOW_SECONDS` (default 60) sets the attack's length.
+ * Reported: failed ordinary requests, their p99 against the idle one, the service's CPU in each phase, its open
+ * descriptors against its limit and connection cap, and what the caps did (refused connections, requests cut for
+ * time). The service runs with the default edge settings on the bench service's database (its own process, so its
+ * descriptors are its own). `BENCH_SLOW_SECONDS` (default 60) sets the length of each phase.
  *
- *   node --import tsx bench/slow-clients.ts     this part alone, on a fresh embedded database (prints only)
+ *   npm run bench -- --only=slow-clients
  */
+import { fork } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { runningEmbeddedUrl } from '../src/db/embedded-postgres.ts';
+import { fileURLToPath } from 'node:url';
 import {
   BENCH_RATE_LIMIT_MAX,
   callApi,
   check,
+  cpuMs,
   formatMs,
   formatNumber,
   noFailures,
@@ -32,7 +32,7 @@ import {
   type BenchContext,
   type BenchPartResult,
 } from './lib.ts';
-import { renderText } from './report.ts';
+import type { AttackerOptions, AttackerReport } from './slow-attacker.ts';
 
 /** Connections the abusive source tries to hold at once (the issue's 2,000 per process). */
 const SLOW_CONNECTIONS = 2_000;
@@ -42,8 +42,8 @@ const TRICKLE_MS = 5_000;
 const REOPEN_MS = 1_000;
 /** Pause between two ordinary GETs. */
 const GET_PAUSE_MS = 50;
-/** Seconds of ordinary GETs on the idle service. */
-const IDLE_SECONDS = 10;
+/** Seconds of ordinary GETs, not counted, before the idle phase: the new process compiles its hot paths first. */
+const WARMUP_SECONDS = 5;
 const ABUSER = '127.0.0.2';
 const ORDINARY = '127.0.0.1';
 
@@ -86,42 +86,6 @@ async function ordinaryGets(url: URL, token: string, until: () => boolean) {
   return { timings, failures, p99: percentile(timings, 99), p50: percentile(timings, 50) };
 }
 
-/** The abusive source: keeps `SLOW_CONNECTIONS` slow-body connections open or reopening until stopped. */
-function slowClients(port: number, path: string, token: string) {
-  let running = true;
-  let opened = 0;
-  const sockets = new Set<net.Socket>();
-  const open = () => {
-    if (!running) return;
-    opened++;
-    const socket = net.connect({ host: '127.0.0.1', port, localAddress: ABUSER });
-    sockets.add(socket);
-    let trickle: NodeJS.Timeout | undefined;
-    socket.on('connect', () => {
-      socket.write(
-        `POST ${path} HTTP/1.1\r\nhost: bench\r\nauthorization: ${token}\r\n` +
-          'content-type: application/json\r\ncontent-length: 1000000\r\n\r\n{',
-      );
-      trickle = setInterval(() => socket.write(' '), TRICKLE_MS);
-    });
-    socket.on('error', () => undefined);
-    socket.on('data', () => undefined);
-    socket.on('close', () => {
-      clearInterval(trickle);
-      sockets.delete(socket);
-      setTimeout(open, REOPEN_MS).unref();
-    });
-  };
-  for (let index = 0; index < SLOW_CONNECTIONS; index++) open();
-  return {
-    stop() {
-      running = false;
-      for (const socket of sockets) socket.destroy();
-    },
-    opened: () => opened,
-  };
-}
-
 /** Open descriptors of process `pid`. */
 function descriptors(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
@@ -137,6 +101,83 @@ async function metrics(serviceUrl: string): Promise<Map<string, number>> {
     samples.set(line.slice(0, space), Number(line.slice(space + 1)));
   }
   return samples;
+}
+
+/** What one phase measured: the ordinary GETs, and the service during them. */
+interface Phase {
+  timings: number[];
+  failures: number;
+  p50: number;
+  p99: number;
+  /** the service's CPU time during the phase, ms per second */
+  serviceCpuMsPerSecond: number;
+  /** most descriptors the service had open (read every 250 ms) */
+  maxDescriptors: number;
+  /** most open connections the service reported in `/metrics` (read every second) */
+  maxOpen: number;
+}
+
+/** Ordinary GETs for `seconds` while the service's descriptors and `/metrics` are sampled. */
+async function phase(service: { url: string; pid: number }, getUrl: URL, token: string, seconds: number) {
+  let maxDescriptors = 0;
+  let maxOpen = 0;
+  const sampler = setInterval(() => {
+    maxDescriptors = Math.max(maxDescriptors, descriptors(service.pid));
+  }, 250);
+  const started = performance.now();
+  const cpuBefore = cpuMs([service.pid]);
+  const end = started + seconds * 1000;
+  const [gets] = await Promise.all([
+    ordinaryGets(getUrl, token, () => performance.now() < end),
+    (async () => {
+      while (performance.now() < end) {
+        const open = (await metrics(service.url)).get('seller_ops_http_connections{state="open"}');
+        maxOpen = Math.max(maxOpen, open ?? 0);
+        await sleep(1_000);
+      }
+    })(),
+  ]);
+  clearInterval(sampler);
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  const result: Phase = {
+    ...gets,
+    serviceCpuMsPerSecond: (cpuMs([service.pid]) - cpuBefore) / elapsedSeconds,
+    maxDescriptors,
+    maxOpen,
+  };
+  return result;
+}
+
+/** Starts the abusive source (bench/slow-attacker.ts) as a child process; resolves once it is under way. */
+async function startAttacker(options: AttackerOptions) {
+  const child = fork(
+    fileURLToPath(new URL('./slow-attacker.ts', import.meta.url)),
+    [JSON.stringify(options)],
+    {
+      execArgv: ['--import', 'tsx'],
+      stdio: 'inherit',
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the attacker exited (${code}) before starting`)));
+  });
+  const pid = child.pid as number;
+  const cpuBefore = cpuMs([pid]);
+  const started = performance.now();
+  return {
+    /** Stops the attack: what it did, and its CPU time in ms per second of attack. */
+    async stop(): Promise<AttackerReport & { cpuMsPerSecond: number; seconds: number }> {
+      const seconds = (performance.now() - started) / 1000;
+      const cpuMsPerSecond = (cpuMs([pid]) - cpuBefore) / seconds;
+      const report = new Promise<AttackerReport>((resolve) =>
+        child.once('message', (message) => resolve(message as AttackerReport)),
+      );
+      child.send('stop');
+      const done = await report;
+      return { ...done, cpuMsPerSecond, seconds };
+    },
+  };
 }
 
 /** Runs the slow-clients part against a service process of its own on `context`'s database. */
@@ -156,141 +197,83 @@ export async function benchSlowClients(
       name: 'Bench slow clients',
     },
   );
-  const { service } = await startService(context.dataDir, {
+  const started = await startService(context.dataDir, {
     DATABASE_URL: context.databaseUrl,
     SEED_DEMO: 'false',
     WEBHOOK_WORKERS: '0',
     RATE_LIMIT_MAX: BENCH_RATE_LIMIT_MAX,
   });
+  const service = { url: started.service.url, pid: started.service.child.pid as number };
   try {
-    const pid = service.child.pid as number;
-    const base = new URL(service.url);
     const getUrl = new URL(`/api/inbound/${document.id}`, service.url);
-    log(`slow clients: ordinary GETs on the idle service (${IDLE_SECONDS} s)…`);
-    const idleEnd = performance.now() + IDLE_SECONDS * 1000;
-    const idle = await ordinaryGets(getUrl, context.readToken, () => performance.now() < idleEnd);
+    const warmupEnd = performance.now() + WARMUP_SECONDS * 1000;
+    await ordinaryGets(getUrl, context.readToken, () => performance.now() < warmupEnd);
+    log(`slow clients: ordinary GETs on the idle service (${seconds} s)…`);
+    const idle = await phase(service, getUrl, context.readToken, seconds);
     const before = await metrics(service.url);
 
     log(
       `slow clients: ${formatNumber(SLOW_CONNECTIONS)} slow-body connections from ${ABUSER} for ${seconds} s…`,
     );
-    const abuser = slowClients(Number(base.port), '/api/inbound/', context.writeToken);
-    let maxDescriptors = 0;
-    let maxOpen = 0;
-    const sampler = setInterval(() => {
-      maxDescriptors = Math.max(maxDescriptors, descriptors(pid));
-    }, 250);
-    const attackEnd = performance.now() + seconds * 1000;
-    const [underLoad] = await Promise.all([
-      ordinaryGets(getUrl, context.readToken, () => performance.now() < attackEnd),
-      (async () => {
-        while (performance.now() < attackEnd) {
-          maxOpen = Math.max(
-            maxOpen,
-            (await metrics(service.url)).get('seller_ops_http_connections{state="open"}') ?? 0,
-          );
-          await sleep(1_000);
-        }
-      })(),
-    ]);
-    clearInterval(sampler);
+    const attacker = await startAttacker({
+      port: Number(new URL(service.url).port),
+      path: '/api/inbound/',
+      token: context.writeToken,
+      source: ABUSER,
+      connections: SLOW_CONNECTIONS,
+      trickleMs: TRICKLE_MS,
+      reopenMs: REOPEN_MS,
+    });
+    let attack: AttackerReport & { cpuMsPerSecond: number; seconds: number };
+    let underLoad: Phase;
+    try {
+      underLoad = await phase(service, getUrl, context.readToken, seconds);
+    } finally {
+      attack = await attacker.stop();
+    }
     const after = await metrics(service.url);
-    abuser.stop();
-    const opened = abuser.opened();
     const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
     const descriptorLimit = after.get('process_max_fds') ?? Number.NaN;
     const cap = after.get('seller_ops_http_connections{state="limit_total"}') ?? Number.NaN;
     const perSource = after.get('seller_ops_http_connections{state="limit_per_source"}') ?? Number.NaN;
     const ratio = underLoad.p99 / idle.p99;
+    const gets = (result: Phase) => formatNumber(result.timings.length + result.failures);
     return {
       title: 'Slow clients (one abusive source, P164)',
       rows: [
         {
-          name: `ordinary GET /api/inbound/{id}, new connection each, idle (${formatNumber(idle.timings.length)})`,
+          name: `ordinary GET /api/inbound/{id}, new connection each, idle (${gets(idle)}, ${seconds} s)`,
           value: `p99 ${formatMs(idle.p99)}`,
-          detail: `p50 ${formatMs(idle.p50)}, ${formatNumber(idle.failures)} failed`,
+          detail: `p50 ${formatMs(idle.p50)}, ${formatNumber(idle.failures)} failed; service CPU ${formatNumber(idle.serviceCpuMsPerSecond)} ms/s`,
         },
         {
-          name: `… the same during the attack (${formatNumber(underLoad.timings.length + underLoad.failures)}, ${seconds} s)`,
+          name: `… the same during the attack (${gets(underLoad)}, ${seconds} s)`,
           value: `p99 ${formatMs(underLoad.p99)}`,
-          detail: `p50 ${formatMs(underLoad.p50)}, ${formatNumber(underLoad.failures)} failed, ${formatNumber(ratio, 2)}× idle p99`,
+          detail: `p50 ${formatMs(underLoad.p50)}, ${formatNumber(underLoad.failures)} failed, ${formatNumber(ratio, 2)}× idle p99; service CPU ${formatNumber(underLoad.serviceCpuMsPerSecond)} ms/s`,
         },
         {
-          name: `slow-body connections from ${ABUSER} (${formatNumber(SLOW_CONNECTIONS)} at once, reopened)`,
-          value: `${formatNumber(opened)} opened`,
-          detail: `every one reopened ${REOPEN_MS / 1000} s after the service closed it`,
+          name: `slow-body connections from ${ABUSER} (${formatNumber(SLOW_CONNECTIONS)} tried at once, reopened)`,
+          value: `${formatNumber(attack.opened / attack.seconds)} opened/s`,
+          detail: `${formatNumber(attack.opened)} opened; the attacker's CPU ${formatNumber(attack.cpuMsPerSecond)} ms/s (own process)`,
         },
         {
           name: 'service: refused connections (per source, total), requests cut for time',
           value: `${formatNumber(delta('seller_ops_http_connections_refused_total{limit="per_source"}'))}, ${formatNumber(delta('seller_ops_http_connections_refused_total{limit="total"}'))}, ${formatNumber(delta('seller_ops_http_incomplete_requests_total{reason="timeout"}'))}`,
-          detail: `cap ${formatNumber(perSource)} per source; at most ${formatNumber(maxOpen)} open connections seen`,
+          detail: `cap ${formatNumber(perSource)} per source; at most ${formatNumber(underLoad.maxOpen)} open connections seen`,
         },
         {
-          name: 'service: open descriptors, most during the attack',
-          value: formatNumber(maxDescriptors),
+          name: 'service: open descriptors, most idle → during the attack',
+          value: `${formatNumber(idle.maxDescriptors)} → ${formatNumber(underLoad.maxDescriptors)}`,
           detail: `limit ${formatNumber(descriptorLimit)}, connection cap ${formatNumber(cap)}`,
         },
       ],
       targets: [
         noFailures('ordinary GETs during the attack: 0 failed', underLoad.failures),
         check('ordinary GET p99 during the attack < 2× idle', underLoad.p99, 2 * idle.p99, formatMs),
-        check('service descriptors < its connection cap', maxDescriptors, cap, formatNumber),
+        check('service descriptors < its connection cap', underLoad.maxDescriptors, cap, formatNumber),
       ],
     };
   } finally {
-    await service.stop();
+    await started.service.stop();
   }
-}
-
-/** This part alone: a fresh service on the embedded database in a temporary DATA_DIR; prints the figures. */
-async function main(): Promise<void> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-bench-slow-'));
-  const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-  const { service } = await startService(dataDir);
-  try {
-    const credentials = JSON.parse(await readFile(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
-      clientId: number;
-      organizationId: number;
-      readToken: string;
-      writeToken: string;
-    };
-    const databaseUrl = await runningEmbeddedUrl(dataDir);
-    if (!databaseUrl) throw new Error('cannot find the database of the running service');
-    const started = performance.now();
-    const part = await benchSlowClients(
-      {
-        serviceUrl: service.url,
-        databaseUrl,
-        loadSeconds: 0,
-        servicePid: service.child.pid as number,
-        dataDir,
-        ...credentials,
-      },
-      log,
-    );
-    const cpus = os.cpus();
-    process.stdout.write(
-      `\n${renderText(
-        {
-          date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
-          cpus: os.availableParallelism(),
-          cpuModel: cpus[0]?.model.trim() ?? 'unknown CPU',
-          memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-          node: process.versions.node,
-          database: 'embedded PostgreSQL (the default), fresh temporary DATA_DIR',
-          loadSeconds: 0,
-          durationSeconds: Math.round((performance.now() - started) / 1000),
-        },
-        [part],
-      )}\n`,
-    );
-  } finally {
-    await service.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  }
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
-  process.exit();
 }

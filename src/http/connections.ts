@@ -5,9 +5,11 @@
  * webhook deliveries, connectors and files, so a flood of connections can never take the descriptors the service
  * needs to work.
  *
- * Over a cap a new connection is closed as soon as it is accepted (nothing is read from it or written to it),
- * counted in `seller_ops_http_connections_refused_total{limit}` and logged at `info` at most once per source per
- * `REFUSAL_LOG_INTERVAL_MILLISECONDS`. A source is an IPv4 address or an IPv6 /64 (one subscriber's network).
+ * Over a cap a new connection is closed as soon as it is accepted (nothing is read from it or written to it): over
+ * its source's cap it is reset before Node's HTTP layer sees it (P191), over the total cap Node closes it before a
+ * socket is made. Counted in `seller_ops_http_connections_refused_total{limit}` and logged at `info` at most once
+ * per source per `REFUSAL_LOG_INTERVAL_MILLISECONDS`. A source is an IPv4 address or an IPv6 /64 (one subscriber's
+ * network).
  * Connections from a trusted proxy are not capped per source: the proxy speaks for many clients, and caps each of
  * them itself (docs/operations.md).
  */
@@ -128,7 +130,8 @@ export function sourceOf(address: string): string {
 
 /**
  * Installs `limits` on the server of `app`: `maxConnections` for the total (Node closes a connection beyond it
- * and emits `drop`) and a count of open connections per source, closing a source's connection beyond its cap.
+ * and emits `drop`) and a count of open connections per source, resetting a source's connection beyond its cap
+ * before the server's `connection` listeners run (P191).
  * Connections from `trustProxy` are counted in the total only. Logs the limits once the server listens.
  */
 export function installConnectionLimits(
@@ -171,16 +174,17 @@ export function installConnectionLimits(
   server.on('drop', (data?: DropArgument) =>
     refused('total', sourceOf(data?.remoteAddress ?? 'unknown'), limits.total),
   );
-  server.on('connection', (socket: Socket) => {
+  /** Whether `socket` is admitted: counted under its source, or over the source's cap and reset. */
+  const admit = (socket: Socket): boolean => {
     const address = socket.remoteAddress;
     let source: string | undefined;
     if (limits.perSource > 0 && address !== undefined && !trusted(address, 0)) {
       source = sourceOf(address);
       const open = openBySource.get(source) ?? 0;
       if (open >= limits.perSource) {
-        socket.destroy();
+        socket.resetAndDestroy();
         refused('per_source', source, limits.perSource);
-        return;
+        return false;
       }
       openBySource.set(source, open + 1);
     }
@@ -192,7 +196,14 @@ export function installConnectionLimits(
       if (left > 0) openBySource.set(source, left);
       else openBySource.delete(source);
     });
-  });
+    return true;
+  };
+  // A refused connection never reaches the HTTP layer: Node's own `connection` listener allocates a parser and
+  // wires a dozen handlers for every socket, wasted on one that is closed at once (P191). So the check runs
+  // before the listeners, in the server's `emit`.
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
+  server.emit = ((event: string | symbol, ...args: unknown[]) =>
+    event === 'connection' && !admit(args[0] as Socket) ? true : emit(event, ...args)) as typeof server.emit;
   server.once('listening', () =>
     app.log.info(
       {

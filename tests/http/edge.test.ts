@@ -113,6 +113,23 @@ function connect(source: string, targetPort = port): Promise<Connection> {
   });
 }
 
+/** A connection from `source` the server refuses: what it received and the error it ended with, once closed. */
+function refusedConnection(
+  source: string,
+  targetPort = port,
+): Promise<{ received: string; code: string | undefined }> {
+  return new Promise((resolve) => {
+    let data = '';
+    let code: string | undefined;
+    const socket = net.connect({ host: '127.0.0.1', port: targetPort, localAddress: source });
+    opened.push(socket);
+    socket.once('connect', () => socket.write('GET /health HTTP/1.1\r\nhost: test\r\n\r\n'));
+    socket.on('data', (chunk: Buffer) => (data += chunk.toString('latin1')));
+    socket.on('error', (error: NodeJS.ErrnoException) => (code ??= error.code));
+    socket.once('close', () => resolve({ received: data, code }));
+  });
+}
+
 /** Sends a keep-alive GET on `connection` and waits for its whole answer (status line returned). */
 async function get(
   connection: Connection,
@@ -187,15 +204,12 @@ describe('connection caps', () => {
     const held = await Promise.all(Array.from({ length: PER_SOURCE }, () => connect('127.0.0.2')));
     for (const connection of held) expect(await get(connection, '/health')).toBe('HTTP/1.1 200 OK');
 
-    const refused = await connect('127.0.0.2');
-    refused.socket.write('GET /health HTTP/1.1\r\nhost: test\r\n\r\n');
-    await refused.closed;
-    expect(refused.received()).toBe('');
+    // reset at once: the client sees ECONNRESET, nothing was read or answered
+    expect(await refusedConnection('127.0.0.2')).toEqual({ received: '', code: 'ECONNRESET' });
     const other = await connect('127.0.0.1');
     expect(await get(other, '/health')).toBe('HTTP/1.1 200 OK');
 
-    const again = await connect('127.0.0.2');
-    await again.closed;
+    await refusedConnection('127.0.0.2');
     expect(await metric(t, refusedPerSource)).toBe(before + 2);
     // logged once per source per interval
     const lines = logs.withMessage('connection refused').slice(logged);
@@ -213,6 +227,24 @@ describe('connection caps', () => {
     expect(logs.errors()).toEqual([]);
   });
 
+  it('refuses a connection over its source cap before the HTTP layer sees it', async () => {
+    const held = await Promise.all(Array.from({ length: PER_SOURCE }, () => connect('127.0.0.2')));
+    // answered: the server has accepted them
+    for (const connection of held) expect(await get(connection, '/health')).toBe('HTTP/1.1 200 OK');
+    const seen: (string | undefined)[] = [];
+    const listener = (socket: net.Socket) => seen.push(socket.remoteAddress);
+    t.app.server.on('connection', listener);
+    try {
+      expect((await refusedConnection('127.0.0.2')).code).toBe('ECONNRESET');
+      expect(seen).toEqual([]);
+      expect(await get(await connect('127.0.0.1'), '/health')).toBe('HTTP/1.1 200 OK');
+      expect(seen).toEqual(['127.0.0.1']);
+      expect(await get(held[0] as Connection, '/health')).toBe('HTTP/1.1 200 OK');
+    } finally {
+      t.app.server.off('connection', listener);
+    }
+  });
+
   it('refuses connections beyond the total cap', async () => {
     const before = await metric(t, refusedTotal);
     const held = [
@@ -220,9 +252,7 @@ describe('connection caps', () => {
       ...(await Promise.all(Array.from({ length: TOTAL - PER_SOURCE }, () => connect('127.0.0.3')))),
     ];
     for (const connection of held) expect(await get(connection, '/health')).toBe('HTTP/1.1 200 OK');
-    const refused = await connect('127.0.0.1');
-    await refused.closed;
-    expect(refused.received()).toBe('');
+    expect((await refusedConnection('127.0.0.1')).received).toBe('');
     expect(await metric(t, refusedTotal)).toBe(before + 1);
     expect(await metric(t, 'seller_ops_http_connections{state="limit_total"}')).toBe(TOTAL);
   });
@@ -277,9 +307,8 @@ describe('behind a trusted proxy (TRUST_PROXY)', () => {
   it('does not cap the proxy per source, but caps other sources', async () => {
     const fromProxy = await Promise.all([1, 2, 3].map(() => connect('127.0.0.1', proxiedPort)));
     for (const connection of fromProxy) expect(await get(connection, '/health')).toBe('HTTP/1.1 200 OK');
-    const direct = await Promise.all([1, 2, 3].map(() => connect('127.0.0.2', proxiedPort)));
-    await direct[2]?.closed;
-    expect(direct[2]?.received()).toBe('');
+    const direct = await Promise.all([1, 2].map(() => connect('127.0.0.2', proxiedPort)));
+    expect((await refusedConnection('127.0.0.2', proxiedPort)).code).toBe('ECONNRESET');
     expect(await get(direct[0] as Connection, '/health')).toBe('HTTP/1.1 200 OK');
   });
 
