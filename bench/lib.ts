@@ -441,7 +441,7 @@ export function formatMs(ms: number): string {
 export async function callApi<T>(
   baseUrl: string,
   token: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH',
   pathAndQuery: string,
   body?: unknown,
 ): Promise<T> {
