@@ -21,6 +21,7 @@ import { benchCampaignStatistics } from './campaign-statistics.ts';
 import { benchCampaignExport } from './campaign-export.ts';
 import { benchCampaigns } from './campaigns.ts';
 import { benchCatalog } from './catalog.ts';
+import { benchCitus } from './citus.ts';
 import { benchConditional } from './conditional.ts';
 import { benchGrowth } from './growth.ts';
 import { benchIdempotency } from './idempotency.ts';
@@ -105,6 +106,7 @@ const benchParts: Record<
   limits: benchLimits,
   'slow-clients': benchSlowClients,
   growth: benchGrowth,
+  citus: benchCitus,
 };
 const partNames = ['startup', ...Object.keys(benchParts), 'webhooks'];
 if (process.argv.includes('--list')) {

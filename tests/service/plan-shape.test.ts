@@ -19,6 +19,8 @@ import {
   historyRepository,
 } from '../../src/modules/inbound/repository.ts';
 import { packageRepository } from '../../src/modules/inbound/packages.repository.ts';
+import { findRepository } from '../../src/modules/inbound/find.repository.ts';
+import { resolveFindCriteria } from '../../src/modules/inbound/find-filter.ts';
 import { receiptRepository } from '../../src/modules/receipt/repository.ts';
 import {
   modelRepository,
@@ -392,4 +394,42 @@ describe('plans of statements keyed by ids, with stale statistics', () => {
       }
     }
   }, 300_000);
+});
+
+/** The indexes through which a plan reaches `table`. */
+function indexesOf(node: PlanNode, table: string, out: string[] = []): string[] {
+  if (node['Relation Name'] === table && node['Index Name']) out.push(node['Index Name']);
+  for (const child of node.Plans ?? []) indexesOf(child, table, out);
+  return out;
+}
+
+describe('inbound find, as a generic plan', () => {
+  it('reads pages and counts through the partial index of visible or of deleted documents (deleted is a literal)', async (context) => {
+    if (citus) return context.skip();
+    const big = Number((await sql<{ id: string }>`select min(id) as id from client`.execute(db)).rows[0]?.id);
+    const client = await pool.connect();
+    try {
+      for (const [deleted, partialIndex] of [
+        [false, 'inbound_order_client_id_idx'],
+        [true, 'inbound_order_client_deleted_idx'],
+      ] as const) {
+        const criteria = resolveFindCriteria({ limit: 100, ...(deleted && { deleted: true }) });
+        captured.length = 0;
+        current = 'find page';
+        await findRepository.page(db, big, criteria);
+        current = 'find count';
+        await findRepository.count(db, big, criteria);
+        current = '';
+        await client.query(`set plan_cache_mode = force_generic_plan`);
+        for (const { name, query } of captured) {
+          expect(query.sql, name).not.toMatch(/"deleted" = \$/);
+          const indexes = indexesOf(await genericPlan(client, query), 'inbound_order');
+          expect(indexes, `${name} (deleted=${deleted}):\n${query.sql}`).toContain(partialIndex);
+        }
+      }
+    } finally {
+      await client.query(`deallocate all`);
+      client.release();
+    }
+  }, 60_000);
 });
