@@ -65,17 +65,18 @@ async function catalogUnit(serviceUrl: string, account: Account): Promise<Unit> 
   const brand = await post<{ id: number }>('/api/brand', { name: 'Growth brand' });
   const category = await post<{ id: number }>('/api/category', { name: 'Growth category' });
   return async (index) => {
-    const model = await post<{ id: number; versionId: number; views: Array<{ sizes: Array<{ id: number }> }> }>(
-      '/api/model',
-      {
-        article: `GROWTH-${String(index + 1).padStart(7, '0')}`,
-        title: `Growth model ${index + 1}`,
-        brandId: brand.id,
-        categoryId: category.id,
-        organizationId: account.organizationId,
-        views: [{ sizes: ['S', 'M'].map((size) => ({ name: `Growth product ${index + 1} ${size}`, size })) }],
-      },
-    );
+    const model = await post<{
+      id: number;
+      versionId: number;
+      views: Array<{ sizes: Array<{ id: number }> }>;
+    }>('/api/model', {
+      article: `GROWTH-${String(index + 1).padStart(7, '0')}`,
+      title: `Growth model ${index + 1}`,
+      brandId: brand.id,
+      categoryId: category.id,
+      organizationId: account.organizationId,
+      views: [{ sizes: ['S', 'M'].map((size) => ({ name: `Growth product ${index + 1} ${size}`, size })) }],
+    });
     const productId = model.views[0]?.sizes[0]?.id;
     if (productId === undefined) throw new Error(`model ${model.id} came back without products`);
     await callApi(serviceUrl, account.writeToken, 'PATCH', `/api/product/${productId}`, {
@@ -239,7 +240,9 @@ function growthResult(workloads: Workload[], seedMs: number): BenchPartResult {
       target: `${name}: last window ≥ ${KEPT_SHARE}× the first`,
       measured: `${formatNumber(kept, 2)}×${complete ? '' : ' (incomplete run)'}`,
       met: kept >= KEPT_SHARE && complete,
-      ...(kept >= KEPT_SHARE ? {} : { miss: `${formatNumber(KEPT_SHARE / Math.max(kept, 0.001), 2)}× short` }),
+      ...(kept >= KEPT_SHARE
+        ? {}
+        : { miss: `${formatNumber(KEPT_SHARE / Math.max(kept, 0.001), 2)}× short` }),
     });
   }
   rows.push({

@@ -119,7 +119,12 @@ export async function runUnits(
     }
   };
   await Promise.all(Array.from({ length: connections }, loop));
-  return { completedAt, failures, elapsedMs: performance.now() - started, ...(firstFailure && { firstFailure }) };
+  return {
+    completedAt,
+    failures,
+    elapsedMs: performance.now() - started,
+    ...(firstFailure && { firstFailure }),
+  };
 }
 
 /** A window of units: how many were done at its end, and its rate. */
@@ -174,7 +179,12 @@ export async function inboundUnit(
     });
     created?.(order.id);
     for (const status of DOCUMENT_STATUSES)
-      await callApi(serviceUrl, account.writeToken, 'POST', `/api/inbound/${order.id}/status?status=${status}`);
+      await callApi(
+        serviceUrl,
+        account.writeToken,
+        'POST',
+        `/api/inbound/${order.id}/status?status=${status}`,
+      );
   };
 }
 
