@@ -26,6 +26,7 @@ import {
   type SequentialResult,
   type TargetCheck,
 } from './lib.ts';
+import { createCatalogProducts } from './workload.ts';
 
 /** Documents seeded for `find` (visible), plus `DELETED_DOCUMENTS` deleted ones that `find` must skip. */
 export const SEEDED_DOCUMENTS = 100_000;
@@ -108,38 +109,11 @@ async function seed(context: BenchContext): Promise<{ visible: number; bulkIds: 
 }
 
 /**
- * Creates 50 catalog products (one model, one view) through the API; returns their ids.
- * @param label names the brand, category and model (unique per bench part: names and articles are unique)
- */
-async function createFiftyProducts(context: BenchContext, label: string): Promise<number[]> {
-  const post = <T>(path: string, body: unknown) =>
-    callApi<T>(context.serviceUrl, context.writeToken, 'POST', path, body);
-  const brand = await post<{ id: number }>('/api/brand', { name: `${label} bench brand` });
-  const category = await post<{ id: number }>('/api/category', { name: `${label} bench category` });
-  const model = await post<{ views: Array<{ sizes: Array<{ id: number }> }> }>('/api/model', {
-    article: `${label.toUpperCase()}-BENCH`,
-    title: `${label} bench products`,
-    brandId: brand.id,
-    categoryId: category.id,
-    organizationId: context.organizationId,
-    views: [
-      {
-        sizes: Array.from({ length: 50 }, (_, index) => ({
-          name: `Benchmark product ${index + 1}`,
-          size: String(index + 1),
-        })),
-      },
-    ],
-  });
-  return model.views[0]?.sizes.map((size) => size.id) ?? [];
-}
-
-/**
  * Creates the document with 50 positions (catalog products) through the API; returns its id.
- * @param label names its catalog products (see `createFiftyProducts`)
+ * @param label names its catalog products (see `createCatalogProducts`)
  */
 export async function createFiftyProductDocument(context: BenchContext, label = 'Inbound'): Promise<number> {
-  const productIds = await createFiftyProducts(context, label);
+  const productIds = await createCatalogProducts(context.serviceUrl, context, label, 50);
   const products = productIds.map((productId, index) => ({
     productId,
     quantity: 5 + ((index * 7) % 60),

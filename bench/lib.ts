@@ -365,8 +365,13 @@ export function rssKiB(pid: number): number {
 
 /** The embedded PostgreSQL of `dataDir`: its postmaster (from `pg/postmaster.pid`) and its child processes. */
 export function postgresPids(dataDir: string): number[] {
+  return serverPids(path.join(dataDir, 'pg'));
+}
+
+/** A PostgreSQL server by its data directory: its postmaster (from `postmaster.pid`) and its child processes. */
+export function serverPids(dataDirectory: string): number[] {
   const postmaster = Number.parseInt(
-    readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0] ?? '',
+    readFileSync(path.join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0] ?? '',
     10,
   );
   const pids = [postmaster];
@@ -441,7 +446,7 @@ export function formatMs(ms: number): string {
 export async function callApi<T>(
   baseUrl: string,
   token: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH',
   pathAndQuery: string,
   body?: unknown,
 ): Promise<T> {

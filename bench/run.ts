@@ -21,7 +21,9 @@ import { benchCampaignStatistics } from './campaign-statistics.ts';
 import { benchCampaignExport } from './campaign-export.ts';
 import { benchCampaigns } from './campaigns.ts';
 import { benchCatalog } from './catalog.ts';
+import { benchCitus } from './citus.ts';
 import { benchConditional } from './conditional.ts';
+import { benchGrowth } from './growth.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import { benchLimits } from './limits.ts';
@@ -103,6 +105,8 @@ const benchParts: Record<
   campaigns: benchCampaigns,
   limits: benchLimits,
   'slow-clients': benchSlowClients,
+  growth: benchGrowth,
+  citus: benchCitus,
 };
 const partNames = ['startup', ...Object.keys(benchParts), 'webhooks'];
 if (process.argv.includes('--list')) {
