@@ -25,6 +25,7 @@ import { benchConditional } from './conditional.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import { benchLimits } from './limits.ts';
+import { benchReadGrowth } from './read-growth.ts';
 import { benchReceipts } from './receipts.ts';
 import { benchSlowClients } from './slow-clients.ts';
 import {
@@ -103,6 +104,7 @@ const benchParts: Record<
   campaigns: benchCampaigns,
   limits: benchLimits,
   'slow-clients': benchSlowClients,
+  'read-growth': benchReadGrowth,
 };
 const partNames = ['startup', ...Object.keys(benchParts), 'webhooks'];
 if (process.argv.includes('--list')) {
