@@ -2,7 +2,7 @@
 /**
  * The CLI's bundle (P188): `src/cli/main.ts` and every module it imports, compiled by esbuild into one ES module,
  * `dist/seller-ops.mjs` (npm packages stay external imports). `bin/seller-ops.js` runs it, so a running service
- * carries neither tsx's loader nor a compiled copy of each source file beside it (≈ 30 MiB of RSS, docs/performance.md
+ * carries neither tsx's loader nor a compiled copy of each source file beside it (≈ 40 MiB of RSS, docs/performance.md
  * "Memory at idle").
  *
  *   node scripts/bundle.js    builds it (also `npm ci`'s `prepare`)
