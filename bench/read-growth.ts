@@ -15,6 +15,7 @@ import { createDatabase } from '../src/db/database.ts';
 import type { DB } from '../src/db/schema.ts';
 import { AccountService } from '../src/modules/accounts/service.ts';
 import { loadOperatorKey, SecretBox } from '../src/security/secret-box.ts';
+import { POSITIONS_PER_DOCUMENT, seedPositions } from './inbound.ts';
 import { DAYS, exportStatistics, seedCampaignDays, type ExportFigures } from './campaign-export.ts';
 import {
   callApi,
@@ -32,7 +33,6 @@ import {
 const DEFAULT_SIZES = [10_000, 100_000, 1_000_000];
 /** Page size of the `find` scenarios: page 500 exists from 10,000 documents on. */
 const PAGE_LIMIT = 20;
-const POSITIONS_PER_DOCUMENT = 3;
 const LOAD_CONNECTIONS = 10;
 const EXPORT_ROWS = [10_000, 100_000];
 const STATUSES = ['FINISHED', 'FINISHED', 'FINISHED', 'FINISHED', 'CREATED', 'PACKING', 'READY_TO_SUPPLY'];
@@ -74,6 +74,10 @@ async function grow(
     select indexname as name, indexdef as definition from pg_indexes
     where tablename in ('inbound_order', 'inbound_order_product') and indexdef like '%gin_trgm_ops%'
   `.execute(db);
+  const last = await sql<{ id: number | null }>`
+    select max(id) as id from inbound_order where client_id = ${clientId}
+  `.execute(db);
+  const lastId = Number(last.rows[0]?.id ?? 0);
   for (const index of trigram.rows) await sql`drop index ${sql.id(index.name)}`.execute(db);
   try {
     await sql`
@@ -84,25 +88,7 @@ async function grow(
       from generate_series(${from + 1}::int, ${to}::int) as i,
            lateral (select timestamptz '2020-01-01' + i * interval '5 minutes' as at) as t
     `.execute(db);
-    await sql`
-      insert into inbound_order_product (client_id, order_id, product_id, article, barcode, product_name,
-                                         quantity, price, position, created_date, last_update_date)
-      select o.client_id, o.id, 5100000 + n, 'ART-' || lpad(n::text, 5, '0'), '46000' || lpad(n::text, 8, '0'),
-             'Product ' || n, 1 + (o.id * 7 + k) % 40, (99 + (o.id * 13 + k * 101) % 5000)::numeric(16, 2),
-             k + 1, o.created, o.created
-      from inbound_order as o
-      cross join generate_series(0, ${POSITIONS_PER_DOCUMENT - 1}::int) as k
-      cross join lateral (select ((o.id * ${POSITIONS_PER_DOCUMENT} + k) % 5000)::int as n) as p
-      where o.client_id = ${clientId} and o.total_quantity is null
-    `.execute(db);
-    await sql`
-      update inbound_order as o
-      set total_quantity = s.quantity, total_price = s.price
-      from (select p.order_id, sum(p.quantity)::int as quantity, sum(p.quantity * p.price) as price
-            from inbound_order_product as p join inbound_order as d on d.id = p.order_id
-            where d.client_id = ${clientId} and d.total_quantity is null group by p.order_id) as s
-      where o.id = s.order_id
-    `.execute(db);
+    await seedPositions(db, clientId, lastId);
   } finally {
     for (const index of trigram.rows) await sql.raw(index.definition).execute(db);
   }
