@@ -9,6 +9,7 @@ export default tseslint.config(
       'data/**',
       'examples/**',
       'coverage/**',
+      'dist/**',
       'clients/typescript/dist/**',
       'clients/typescript/src/schema.ts',
     ],

@@ -20,15 +20,28 @@ import {
 } from './lib.ts';
 
 const CAMPAIGNS = 500;
-const DAYS = 200;
-const PRODUCTS_PER_DAY = 2;
+/** Days of statistics of each seeded campaign. */
+export const DAYS = 200;
+/** Products of each campaign day (summed into one row of the export). */
+export const PRODUCTS_PER_DAY = 2;
 const ROWS = CAMPAIGNS * DAYS;
 const TIME_TARGET_MS = 15_000;
 const RSS_TARGET_MIB = 100;
 const FIRST_DAY = '2025-06-01';
 
-/** Seeds `CAMPAIGNS` campaigns of the demo organization with `DAYS` days of `PRODUCTS_PER_DAY` products each. */
-async function seed(context: BenchContext): Promise<number> {
+/** Which campaigns a seed writes: `campaigns` named `<namePrefix> <i>`, external ids from `externalIdBase + 1`. */
+export interface CampaignSeed {
+  campaigns: number;
+  namePrefix: string;
+  externalIdBase: number;
+}
+
+/**
+ * Seeds campaigns of the demo organization with `DAYS` days of `PRODUCTS_PER_DAY` products each
+ * (`campaigns × DAYS` statistics rows); returns the time taken in ms.
+ */
+export async function seedCampaignDays(context: BenchContext, seedOf: CampaignSeed): Promise<number> {
+  const { campaigns, namePrefix, externalIdBase } = seedOf;
   const database = createDatabase(context.databaseUrl, 1);
   const { db } = database;
   const { clientId, organizationId } = context;
@@ -37,11 +50,11 @@ async function seed(context: BenchContext): Promise<number> {
     await sql`
       insert into campaign (client_id, organization_id, service, external_id, name, type, status,
                             external_product_ids)
-      select ${clientId}, ${organizationId}, 'SERVICE_01', 7000000 + i, 'Export campaign ' || i,
+      select ${clientId}, ${organizationId}, 'SERVICE_01', ${externalIdBase}::bigint + i, ${namePrefix} || ' ' || i,
              (array['AUTO','IN_SEARCH','IN_CARD','IN_CATALOG'])[1 + i % 4],
              (array['ACTIVE','PAUSED','FINISHED'])[1 + i % 3],
-             array[8000000 + i * 2, 8000001 + i * 2]::bigint[]
-      from generate_series(1, ${CAMPAIGNS}::int) as i`.execute(db);
+             array[${externalIdBase}::bigint + 1000000 + i * 2, ${externalIdBase}::bigint + 1000001 + i * 2]
+      from generate_series(1, ${campaigns}::int) as i`.execute(db);
     await sql`
       insert into campaign_statistic_day (campaign_id, date, external_product_id, client_id, organization_id,
                                           views, clicks, expenses, quantity_add_cart, quantity_orders,
@@ -53,9 +66,8 @@ async function seed(context: BenchContext): Promise<number> {
       from campaign as c
       cross join generate_series(0, ${DAYS - 1}::int) as d
       cross join generate_series(1, ${PRODUCTS_PER_DAY}::int) as p
-      where c.client_id = ${clientId} and c.external_id between 7000001 and ${7_000_000 + CAMPAIGNS}`.execute(
-      db,
-    );
+      where c.client_id = ${clientId}
+        and c.external_id between ${externalIdBase + 1} and ${externalIdBase + campaigns}`.execute(db);
     await sql`vacuum analyze campaign, campaign_statistic_day`.execute(db);
     return performance.now() - started;
   } finally {
@@ -71,31 +83,34 @@ interface Task {
   message?: string | null;
 }
 
-/** Runs the export and downloads its file; the figures of the part. */
-export async function benchCampaignExport(
+/** One export's figures: time to FINISHED, the service's RSS before and at its peak (KiB), the download. */
+export interface ExportFigures {
+  exportMs: number;
+  rows: number;
+  baselineKiB: number;
+  peakKiB: number;
+  downloadMs: number;
+  bytes: number;
+}
+
+/**
+ * Exports the demo organization's campaigns whose name contains `query` (from `FIRST_DAY`) to XLSX, polls the task
+ * until FINISHED while sampling the service's RSS every 50 ms, and downloads the file.
+ * @throws Error when the task ends otherwise, writes other than `expectedRows` rows or takes over 5 minutes
+ */
+export async function exportStatistics(
   context: BenchContext,
-  log: (line: string) => void,
-): Promise<BenchPartResult> {
-  log(`campaign export: seeding ${formatNumber(ROWS)} campaign days…`);
-  const seedMs = await seed(context);
+  query: string,
+  expectedRows: number,
+): Promise<ExportFigures> {
   const baselineKiB = rssKiB(context.servicePid);
   let peakKiB = baselineKiB;
-
-  log('campaign export: exporting…');
   const started = performance.now();
-  const created = await callApi<Task>(
-    context.serviceUrl,
-    context.writeToken,
-    'POST',
-    '/api/campaign/stats/xlsx',
-    {
-      service: 'SERVICE_01',
-      organizationId: context.organizationId,
-      // only this part's campaigns: the statistics part seeded the same organization
-      filter: { dateFrom: FIRST_DAY, query: 'Export campaign' },
-    },
-  );
-  let task = created;
+  let task = await callApi<Task>(context.serviceUrl, context.writeToken, 'POST', '/api/campaign/stats/xlsx', {
+    service: 'SERVICE_01',
+    organizationId: context.organizationId,
+    filter: { dateFrom: FIRST_DAY, query },
+  });
   for (let polls = 0; !['FINISHED', 'ERROR', 'INTERRUPTED'].includes(task.status); polls += 1) {
     if (polls % 4 === 0)
       task = await callApi<Task>(
@@ -111,15 +126,42 @@ export async function benchCampaignExport(
   const exportMs = performance.now() - started;
   if (task.status !== 'FINISHED' || !task.url)
     throw new Error(`export ended ${task.status}: ${task.message}`);
-  if (task.processedQuantity !== ROWS)
-    throw new Error(`the export wrote ${task.processedQuantity} rows, not ${ROWS}`);
+  if (task.processedQuantity !== expectedRows)
+    throw new Error(`the export wrote ${task.processedQuantity} rows, not ${expectedRows}`);
 
   const downloadStarted = performance.now();
   const response = await fetch(context.serviceUrl + task.url, {
     headers: { authorization: context.readToken },
   });
   const bytes = (await response.arrayBuffer()).byteLength;
-  const downloadMs = performance.now() - downloadStarted;
+  return {
+    exportMs,
+    rows: expectedRows,
+    baselineKiB,
+    peakKiB,
+    downloadMs: performance.now() - downloadStarted,
+    bytes,
+  };
+}
+
+/** Runs the export and downloads its file; the figures of the part. */
+export async function benchCampaignExport(
+  context: BenchContext,
+  log: (line: string) => void,
+): Promise<BenchPartResult> {
+  log(`campaign export: seeding ${formatNumber(ROWS)} campaign days…`);
+  const seedMs = await seedCampaignDays(context, {
+    campaigns: CAMPAIGNS,
+    namePrefix: 'Export campaign',
+    externalIdBase: 7_000_000,
+  });
+  log('campaign export: exporting…');
+  // only this part's campaigns: the statistics part seeded the same organization
+  const { exportMs, baselineKiB, peakKiB, downloadMs, bytes } = await exportStatistics(
+    context,
+    'Export campaign',
+    ROWS,
+  );
   const growthMiB = (peakKiB - baselineKiB) / 1024;
   const mib = (value: number) => `${formatNumber(value, 1)} MiB`;
   const seconds = (ms: number) => `${formatNumber(ms / 1000, 1)} s`;
@@ -132,7 +174,7 @@ export async function benchCampaignExport(
         value: seconds(seedMs),
       },
       {
-        name: `POST /api/campaign/stats/xlsx, ${formatNumber(task.processedQuantity ?? 0)} rows, until FINISHED`,
+        name: `POST /api/campaign/stats/xlsx, ${formatNumber(ROWS)} rows, until FINISHED`,
         value: seconds(exportMs),
         detail: `${formatNumber((ROWS / exportMs) * 1000)} rows/s`,
       },

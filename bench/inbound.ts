@@ -6,8 +6,9 @@
  * `INSERT … SELECT generate_series` through the project's database module (then VACUUM ANALYZE, as autovacuum
  * would do on a live system), plus one document with 50 positions created through the API.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { createDatabase } from '../src/db/database.ts';
+import type { DB } from '../src/db/schema.ts';
 import {
   callApi,
   check,
@@ -31,7 +32,8 @@ import { createCatalogProducts } from './workload.ts';
 /** Documents seeded for `find` (visible), plus `DELETED_DOCUMENTS` deleted ones that `find` must skip. */
 export const SEEDED_DOCUMENTS = 100_000;
 const DELETED_DOCUMENTS = 1_000;
-const POSITIONS_PER_DOCUMENT = 3;
+/** Positions of each seeded document. */
+export const POSITIONS_PER_DOCUMENT = 3;
 const BULK_IDS = 1_000;
 const LOAD_CONNECTIONS = 10;
 const WARMUP_SECONDS = 1;
@@ -75,24 +77,7 @@ async function seed(context: BenchContext): Promise<{ visible: number; bulkIds: 
       from generate_series(1, ${all}::int) as i,
            lateral (select now() - (${all}::int - i) * interval '5 minutes' as at) as t
     `.execute(db);
-    await sql`
-      insert into inbound_order_product (client_id, order_id, product_id, article, barcode, product_name,
-                                         quantity, price, position, created_date, last_update_date)
-      select o.client_id, o.id, 5100000 + n, 'ART-' || lpad(n::text, 5, '0'), '46000' || lpad(n::text, 8, '0'),
-             'Product ' || n, 1 + (o.id * 7 + k) % 40, (99 + (o.id * 13 + k * 101) % 5000)::numeric(16, 2),
-             k + 1, o.created, o.created
-      from inbound_order as o
-      cross join generate_series(0, ${POSITIONS_PER_DOCUMENT - 1}::int) as k
-      cross join lateral (select ((o.id * ${POSITIONS_PER_DOCUMENT} + k) % 5000)::int as n) as p
-      where o.client_id = ${clientId}
-    `.execute(db);
-    await sql`
-      update inbound_order as o
-      set total_quantity = s.quantity, total_price = s.price
-      from (select order_id, sum(quantity)::int as quantity, sum(quantity * price) as price
-            from inbound_order_product where client_id = ${clientId} group by order_id) as s
-      where o.id = s.order_id
-    `.execute(db);
+    await seedPositions(db, clientId);
     await sql`vacuum analyze inbound_order, inbound_order_product`.execute(db);
     const seedMs = performance.now() - started;
     const bulk = await sql<{ id: number }>`
@@ -109,6 +94,31 @@ async function seed(context: BenchContext): Promise<{ visible: number; bulkIds: 
 }
 
 /**
+ * Gives every document of `clientId` with an id above `afterId` `POSITIONS_PER_DOCUMENT` positions (articles and
+ * prices spread over 5,000 products) and sets its totals from them.
+ */
+export async function seedPositions(db: Kysely<DB>, clientId: number, afterId = 0): Promise<void> {
+  await sql`
+    insert into inbound_order_product (client_id, order_id, product_id, article, barcode, product_name,
+                                       quantity, price, position, created_date, last_update_date)
+    select o.client_id, o.id, 5100000 + n, 'ART-' || lpad(n::text, 5, '0'), '46000' || lpad(n::text, 8, '0'),
+           'Product ' || n, 1 + (o.id * 7 + k) % 40, (99 + (o.id * 13 + k * 101) % 5000)::numeric(16, 2),
+           k + 1, o.created, o.created
+    from inbound_order as o
+    cross join generate_series(0, ${POSITIONS_PER_DOCUMENT - 1}::int) as k
+    cross join lateral (select ((o.id * ${POSITIONS_PER_DOCUMENT} + k) % 5000)::int as n) as p
+    where o.client_id = ${clientId} and o.id > ${afterId}
+  `.execute(db);
+  await sql`
+    update inbound_order as o
+    set total_quantity = s.quantity, total_price = s.price
+    from (select order_id, sum(quantity)::int as quantity, sum(quantity * price) as price
+          from inbound_order_product where client_id = ${clientId} and order_id > ${afterId}
+          group by order_id) as s
+    where o.client_id = ${clientId} and o.id = s.order_id
+  `.execute(db);
+}
+
  * Creates the document with 50 positions (catalog products) through the API; returns its id.
  * @param label names its catalog products (see `createCatalogProducts`)
  */

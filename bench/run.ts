@@ -27,6 +27,7 @@ import { benchGrowth } from './growth.ts';
 import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import { benchLimits } from './limits.ts';
+import { benchReadGrowth } from './read-growth.ts';
 import { benchReceipts } from './receipts.ts';
 import { benchSlowClients } from './slow-clients.ts';
 import {
@@ -106,6 +107,7 @@ const benchParts: Record<
   limits: benchLimits,
   'slow-clients': benchSlowClients,
   growth: benchGrowth,
+  'read-growth': benchReadGrowth,
   citus: benchCitus,
 };
 const partNames = ['startup', ...Object.keys(benchParts), 'webhooks'];

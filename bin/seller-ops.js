@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-// Entry point of the `seller-ops` command: registers the TypeScript loader, then runs the CLI.
-import { register } from 'tsx/esm/api';
+// Entry point of the `seller-ops` command: runs the CLI from its bundle, rebuilt from src/ when older (P188,
+// scripts/bundle.js), or from the TypeScript source through tsx's loader when the bundle cannot be built.
+import { currentBundle } from '../scripts/bundle.js';
 
-register();
-await import('../src/cli/main.ts');
+const bundle = currentBundle();
+if (bundle) await import(bundle);
+else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli/main.ts');
+}
