@@ -99,6 +99,7 @@ describe('POST /api/campaign/createCampaign', () => {
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
       .select(['id', 'external_id', 'write_off_type'])
+      .where('client_id', '=', account.clientId)
       .where('id', '=', campaign.id)
       .executeTakeFirstOrThrow();
     expect(stored).toEqual({ id: campaign.id, external_id: campaign.externalId, write_off_type: 'NET' });
@@ -170,6 +171,7 @@ describe('POST /api/campaign/createCampaign', () => {
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
       .select('id')
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .execute();
     expect(stored).toEqual([]);
@@ -198,6 +200,7 @@ describe('POST /api/campaign/updateStatusCampaign', () => {
       context.t.runtime.database.db
         .selectFrom('campaign')
         .select(['status', 'on_pause'])
+        .where('client_id', '=', account.clientId)
         .where('id', '=', campaign.id)
         .executeTakeFirstOrThrow();
     for (const [status, expected] of [
@@ -280,6 +283,7 @@ describe('POST /api/campaign/updateStatusCampaign', () => {
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
       .select('status')
+      .where('client_id', '=', account.clientId)
       .where('id', '=', campaign.id)
       .executeTakeFirstOrThrow();
     expect(stored.status).toBe('READY');

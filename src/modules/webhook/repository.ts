@@ -170,6 +170,7 @@ export const deliveryRepository = {
   /**
    * Loads deliveries of `clientId` with their subscription and event for the dispatcher: each subscription and
    * event looked up by its key (lateral probes, `OFFSET 0` keeps them so), never a scan of the client's rows.
+   * Each probe names the client as a value too, so Citus routes the whole statement to the client's shard.
    */
   loadForDispatch: async (db: Kysely<DB>, clientId: number, ids: number[]): Promise<DispatchRow[]> =>
     (
@@ -184,10 +185,11 @@ export const deliveryRepository = {
           select url, secret, previous_secret, previous_secret_expires_at, throttled_until, throttle_level,
             deleted_at, disabled_at
           from webhook
-          where client_id = d.client_id and id = d.webhook_id offset 0
+          where client_id = ${clientId} and client_id = d.client_id and id = d.webhook_id offset 0
         ) w
         cross join lateral (
-          select id, type, payload from webhook_event where client_id = d.client_id and id = d.event_id offset 0
+          select id, type, payload from webhook_event
+          where client_id = ${clientId} and client_id = d.client_id and id = d.event_id offset 0
         ) e
         where d.client_id = ${clientId} and d.id = any(${ids}::bigint[])`.execute(db)
     ).rows,
