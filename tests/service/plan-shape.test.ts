@@ -354,6 +354,8 @@ describe('plans of statements keyed by ids, with stale statistics', () => {
         await client.query(`set enable_seqscan = off`);
         let scanning = 0;
         for (const { name, query } of captured) {
+          // A setting of the statement's transaction (e.g. plan_cache_mode) has no plan.
+          if (/^\s*set\b/i.test(query.sql)) continue;
           const scans = tenantScans(await genericPlan(client, query));
           if (scans.length > 0) scanning += 1;
           for (const scan of scans) {

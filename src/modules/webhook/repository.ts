@@ -147,6 +147,16 @@ export interface AttemptRecord {
 }
 
 /** Events and deliveries. */
+/**
+ * Plans the rest of the caller's transaction's statements for their values (`plan_cache_mode`), for an update
+ * joined to `unnest()` of its rows: on Citus such a statement reaches one shard only in a plan made for its
+ * values, and a prepared statement's generic plan would need every shard (refused by the multi-shard guard,
+ * docs/scale-out.md). On plain PostgreSQL it only skips the generic plan of these statements.
+ */
+async function customPlans(db: Kysely<DB>): Promise<void> {
+  await sql`set local plan_cache_mode = force_custom_plan`.execute(db);
+}
+
 export const deliveryRepository = {
   insertEvents: (db: Kysely<DB>, rows: EventInsert[]) =>
     db.insertInto('webhook_event').values(rows).execute(),
@@ -210,6 +220,7 @@ export const deliveryRepository = {
    */
   recordAttempts: async (db: Kysely<DB>, clientId: number, records: AttemptRecord[]) => {
     if (records.length === 0) return [];
+    await customPlans(db);
     const result = await sql<{ id: number; attempts: number; status: DeliveryStatus }>`
       update webhook_delivery d set
         attempts = d.attempts + 1,
@@ -244,6 +255,7 @@ export const deliveryRepository = {
     rows: Array<{ id: number; expectedAttempts: number; until: Date }>,
   ) => {
     if (rows.length === 0) return [];
+    await customPlans(db);
     const result = await sql<{ id: number; client_id: number; attempts: number; next_attempt_at: Date }>`
       update webhook_delivery d set next_attempt_at = v.until
       from unnest(
