@@ -73,6 +73,8 @@ export async function writeBackup(out: Writable, options: BackupOptions): Promis
   const writer = new ArchiveWriter(out);
   try {
     await client.query('begin isolation level repeatable read read only');
+    // Every client's rows: on Citus a read across shards on purpose (P176; a placeholder elsewhere).
+    await client.query(`set local citus.multi_task_query_log_level = 'off'`);
     const snapshot = await one<{ createdAt: string; postgresVersion: string }>(
       client,
       `select to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",

@@ -1,12 +1,15 @@
 /**
  * Applies the numbered plain-SQL migrations of `src/db/migrations` (STYLE §7) with Kysely's Migrator, which
  * orders them by name, runs each in a transaction and takes a lock so concurrent processes apply them once.
+ * A file reaches PostgreSQL one command per query (split by PostgreSQL's own parser, `libpg-query`): Citus
+ * refuses a multi-command query string that alters a distributed table (docs/scale-out.md, decision P180).
  * Migrations are never edited after they land: add a new numbered file instead.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { parse } from 'libpg-query';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -22,13 +25,30 @@ export class SqlFileMigrationProvider implements MigrationProvider {
         const text = await readFile(path.join(folder, file), 'utf8');
         migrations[file.replace(/\.sql$/, '')] = {
           up: async (db) => {
-            await sql.raw(text).execute(db);
+            for (const command of await splitCommands(text)) await sql.raw(command).execute(db);
           },
         };
       }
     }
     return migrations;
   }
+}
+
+/**
+ * The commands of an SQL script, in order, each as its own text (comments between commands are left out).
+ * Uses the locations PostgreSQL's parser reports (byte offsets into the UTF-8 text), so dollar-quoted bodies,
+ * strings and comments holding `;` stay whole.
+ * @throws the parser's syntax error (with its position) for a script PostgreSQL would refuse
+ */
+export async function splitCommands(text: string): Promise<string[]> {
+  const bytes = Buffer.from(text, 'utf8');
+  const { stmts = [] } = await parse(text);
+  return stmts.map((statement) => {
+    const start = statement.stmt_location ?? 0;
+    // A length of 0 (or none) means "to the end of the script".
+    const end = statement.stmt_len ? start + statement.stmt_len : bytes.length;
+    return bytes.subarray(start, end).toString('utf8').trim();
+  });
 }
 
 /**

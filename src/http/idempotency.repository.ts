@@ -191,7 +191,6 @@ export const idempotencyRepository = {
         .updateTable('idempotency_key')
         .set({ checkpoint: JSON.stringify(checkpoint ?? null), locked_until: seconds(leaseSeconds) })
         .where('client_id', '=', claim.clientId)
-        .where('client_id', '=', claim.clientId)
         .where('id', '=', claim.id)
         .where('claim_token', '=', claim.token)
         .executeTakeFirst()
@@ -208,7 +207,6 @@ export const idempotencyRepository = {
           response_body: answer.body,
           locked_until: null,
         })
-        .where('client_id', '=', claim.clientId)
         .where('client_id', '=', claim.clientId)
         .where('id', '=', claim.id)
         .where('claim_token', '=', claim.token)

@@ -58,6 +58,7 @@ describe('admin API', () => {
     const stored = await t.runtime.database.db
       .selectFrom('api_token')
       .select(['token_hash'])
+      .where('client_id', '=', client.id)
       .where('id', '=', write.id)
       .executeTakeFirstOrThrow();
     expect(stored.token_hash.toString('utf8')).not.toContain(String(write.token));

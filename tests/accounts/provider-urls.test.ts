@@ -112,7 +112,7 @@ describe('provider base URLs in the admin API', () => {
   }
 
   it('leaves the stored settings as they were when a URL is refused', async () => {
-    const { organizationId } = await createAccount(t.runtime);
+    const { clientId, organizationId } = await createAccount(t.runtime);
     const ok = routes['cash-register'](organizationId, 'http://127.0.0.1:9000');
     expect((await t.app.inject({ method: 'POST', headers: admin, ...ok })).statusCode).toBe(200);
     const bad = routes['cash-register'](organizationId, 'http://169.254.169.254/');
@@ -120,6 +120,7 @@ describe('provider base URLs in the admin API', () => {
     const stored = await t.runtime.database.db
       .selectFrom('cash_register_setting')
       .select('base_url')
+      .where('client_id', '=', clientId)
       .where('organization_id', '=', organizationId)
       .executeTakeFirstOrThrow();
     expect(stored.base_url).toBe('http://127.0.0.1:9000');

@@ -84,8 +84,14 @@ describe('secrets at rest', () => {
           .where('client_id', '=', account.clientId)
           .executeTakeFirstOrThrow()
       ).password,
-      (await db.selectFrom('webhook').select('secret').where('id', '=', webhookId).executeTakeFirstOrThrow())
-        .secret,
+      (
+        await db
+          .selectFrom('webhook')
+          .select('secret')
+          .where('client_id', '=', account.clientId)
+          .where('id', '=', webhookId)
+          .executeTakeFirstOrThrow()
+      ).secret,
     ];
     for (const [index, plain] of [API_KEY, PASSWORD, secret].entries()) {
       expect(stored[index]).toMatch(/^sealed:v1:/);

@@ -10,8 +10,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { sql } from 'kysely';
-import { createDatabase } from '../../src/db/database.ts';
 import {
   ArchiveWriter,
   CHECKSUMS_ENTRY,
@@ -19,7 +17,7 @@ import {
   MANIFEST_ENTRY,
   type BackupManifest,
 } from '../../src/backup/archive.ts';
-import { testDatabaseUrl } from '../helpers/test-app.ts';
+import { createServerDatabase } from '../helpers/server-database.ts';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/seller-ops.js');
 
@@ -65,16 +63,11 @@ export async function emptyRestoreTarget(): Promise<RestoreTarget> {
   const dataDir = await temporaryDirectory('restore');
   if (inject('databaseKind') === 'embedded')
     return { env: { DATA_DIR: dataDir.path, DATABASE_URL: '' }, cleanup: () => dataDir.cleanup() };
-  const name = `restore_${randomUUID().slice(0, 8)}`;
-  const admin = createDatabase(testDatabaseUrl(), 1);
-  await sql.raw(`create database ${name}`).execute(admin.db);
-  const url = new URL(testDatabaseUrl());
-  url.pathname = `/${name}`;
+  const target = await createServerDatabase(`restore_${randomUUID().slice(0, 8)}`);
   return {
-    env: { DATA_DIR: dataDir.path, DATABASE_URL: url.toString() },
+    env: { DATA_DIR: dataDir.path, DATABASE_URL: target.url },
     async cleanup() {
-      await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
-      await admin.close();
+      await target.drop();
       await dataDir.cleanup();
     },
   };

@@ -135,6 +135,7 @@ describe('POST /api/campaign/stats/xlsx', () => {
       await t.runtime.database.db
         .selectFrom('organization')
         .select('name')
+        .where('client_id', '=', account.clientId)
         .where('id', '=', account.organizationId)
         .executeTakeFirstOrThrow()
     ).name;

@@ -79,7 +79,7 @@ describe('marketplace failures during an import', () => {
     const statuses = (await statisticsRequests(account.apiKey)).map((request) => request.status);
     expect(statuses.slice(0, 3)).toEqual([429, 429, 200]);
     const window = propertiesOf(done);
-    expect(await storedStatistics(t, account.organizationId)).toEqual(
+    expect(await storedStatistics(t, account)).toEqual(
       await sandboxStatistics(sandbox, account.apiKey, window.dateFrom, window.dateTo),
     );
   });
@@ -93,7 +93,7 @@ describe('marketplace failures during an import', () => {
     const done = await waitForTask(t.app, account.readToken, task.id, ['FINISHED', 'ERROR']);
     expect(done).toMatchObject({ status: 'FINISHED', retryNumber: 1 });
     const window = propertiesOf(done);
-    expect(await storedStatistics(t, account.organizationId)).toEqual(
+    expect(await storedStatistics(t, account)).toEqual(
       await sandboxStatistics(sandbox, account.apiKey, window.dateFrom, window.dateTo),
     );
   });

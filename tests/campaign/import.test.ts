@@ -43,6 +43,7 @@ describe('GET /api/campaign/updateCampaigns', () => {
     const campaigns = await t.runtime.database.db
       .selectFrom('campaign')
       .selectAll()
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .orderBy('external_id')
       .execute();
@@ -61,7 +62,7 @@ describe('GET /api/campaign/updateCampaigns', () => {
         category_id: campaign.subject?.id ?? null,
       });
     }
-    const stored = await storedStatistics(t, account.organizationId);
+    const stored = await storedStatistics(t, account);
     expect(stored.length).toBeGreaterThan(0);
     expect(stored).toEqual(await sandboxStatistics(sandbox, account.apiKey, window.dateFrom, window.dateTo));
     // The running totals the statistics read were rebuilt with the daily rows (P112): the sums agree.
@@ -101,10 +102,11 @@ describe('GET /api/campaign/updateCampaigns', () => {
     expect(again.status).toBe('FINISHED');
     // Nothing changed on the marketplace: no details re-read, the same rows; the window starts 3 days back.
     expect(propertiesOf(again).dateFrom).toBe(addDays(today(), -3));
-    expect(await storedStatistics(t, account.organizationId)).toEqual(stored);
+    expect(await storedStatistics(t, account)).toEqual(stored);
     const after = await t.runtime.database.db
       .selectFrom('campaign')
       .select(['id', 'external_id', 'updated_at'])
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .orderBy('external_id')
       .execute();
@@ -123,6 +125,7 @@ describe('GET /api/campaign/updateCampaigns', () => {
     const row = await t.runtime.database.db
       .selectFrom('campaign')
       .select(['status', 'on_pause'])
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .where('external_id', '=', active.externalId)
       .executeTakeFirstOrThrow();
@@ -163,17 +166,19 @@ describe('GET /api/campaign/reloadCampaignStats', () => {
     await db
       .updateTable('campaign_statistic_day')
       .set({ views: 0, expenses: '0' })
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .execute();
     await db
       .deleteFrom('campaign_statistic_day')
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .where('date', '=', dateFrom)
       .execute();
     const task = await reload(account, { dateFrom, dateTo });
     expect(task).toMatchObject({ status: 'FINISHED', type: 'CAMPAIGN_STATS_RELOAD_TASK' });
     expect(propertiesOf(task)).toEqual({ dateFrom, dateTo, expensesOnly: false });
-    const stored = await storedStatistics(t, account.organizationId);
+    const stored = await storedStatistics(t, account);
     const inRange = stored.filter((row) => row.date >= dateFrom && row.date <= dateTo);
     expect(inRange).toEqual(await sandboxStatistics(sandbox, account.apiKey, dateFrom, dateTo));
     // Outside the range nothing was reloaded.
@@ -191,11 +196,13 @@ describe('GET /api/campaign/reloadCampaignStats', () => {
     await db
       .updateTable('campaign_statistic_day')
       .set({ views: 7, expenses: '0' })
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .where('date', '=', day)
       .execute();
     const missing = await db
       .deleteFrom('campaign_statistic_day')
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .where('date', '=', addDays(day, -1))
       .executeTakeFirst();
@@ -203,7 +210,7 @@ describe('GET /api/campaign/reloadCampaignStats', () => {
     const task = await reload(account, { dateFrom: addDays(day, -1), dateTo: day, isExpensesOnly: true });
     expect(task.status).toBe('FINISHED');
     const expected = await sandboxStatistics(sandbox, account.apiKey, addDays(day, -1), day);
-    const stored = (await storedStatistics(t, account.organizationId)).filter(
+    const stored = (await storedStatistics(t, account)).filter(
       (row) => row.date >= addDays(day, -1) && row.date <= day,
     );
     expect(stored.map((row) => [row.externalId, row.date, row.externalProductId, row.expenses])).toEqual(

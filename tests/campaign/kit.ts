@@ -221,11 +221,17 @@ export interface StoredStatistic {
   ordersAmount: string;
 }
 
-/** The statistics rows stored for an organization, by campaign, day and product. */
-export async function storedStatistics(t: TestApp, organizationId: number): Promise<StoredStatistic[]> {
+/** The statistics rows stored for an account's organization, by campaign, day and product. */
+export async function storedStatistics(
+  t: TestApp,
+  { clientId, organizationId }: { clientId: number; organizationId: number },
+): Promise<StoredStatistic[]> {
   return t.runtime.database.db
     .selectFrom('campaign_statistic_day as s')
-    .innerJoin('campaign as c', 'c.id', 's.campaign_id')
+    .innerJoin('campaign as c', (join) =>
+      join.onRef('c.client_id', '=', 's.client_id').onRef('c.id', '=', 's.campaign_id'),
+    )
+    .where('s.client_id', '=', clientId)
     .select([
       'c.external_id as externalId',
       's.date',

@@ -109,6 +109,7 @@ describe('POST /api/campaign/createCampaign', () => {
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
       .select(['id', 'external_id', 'write_off_type'])
+      .where('client_id', '=', account.clientId)
       .where('id', '=', campaign.id)
       .executeTakeFirstOrThrow();
     expect(stored).toEqual({ id: campaign.id, external_id: campaign.externalId, write_off_type: null });
@@ -172,6 +173,7 @@ describe('POST /api/campaign/createCampaign', () => {
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
       .select('status')
+      .where('client_id', '=', account.clientId)
       .where('id', '=', campaign.id)
       .executeTakeFirstOrThrow();
     expect(stored.status).toBe('READY');
@@ -200,6 +202,7 @@ describe('POST /api/campaign/updateStatusCampaign', () => {
       context.t.runtime.database.db
         .selectFrom('campaign')
         .select(['status', 'on_pause'])
+        .where('client_id', '=', account.clientId)
         .where('id', '=', campaign.id)
         .executeTakeFirstOrThrow();
     for (const [status, expected] of [
@@ -282,6 +285,7 @@ describe('POST /api/campaign/updateStatusCampaign', () => {
     const stored = await context.t.runtime.database.db
       .selectFrom('campaign')
       .select('status')
+      .where('client_id', '=', account.clientId)
       .where('id', '=', campaign.id)
       .executeTakeFirstOrThrow();
     expect(stored.status).toBe('READY');

@@ -58,7 +58,7 @@ describe('an import whose process stopped', () => {
     ]);
     expect(done).toMatchObject({ status: 'FINISHED', retryNumber: 1, progress: 100 });
     const window = propertiesOf(done);
-    expect(await storedStatistics(second, account.organizationId)).toEqual(
+    expect(await storedStatistics(second, account)).toEqual(
       await sandboxStatistics(sandbox, account.apiKey, window.dateFrom, window.dateTo),
     );
   });

@@ -601,6 +601,7 @@ describe('running totals', () => {
       db
         .selectFrom('campaign_statistic_days')
         .select(['days', 'unallocated_days'])
+        .where('client_id', '=', own.clientId)
         .where('campaign_id', '=', campaignId)
         .executeTakeFirst();
     expect((await read('2026-04-02', '2026-04-03'))[0]).toMatchObject({ views: 20, expenses: 2.2 });
@@ -610,6 +611,7 @@ describe('running totals', () => {
     await db.transaction().execute(async (trx) => {
       await trx
         .deleteFrom('campaign_statistic_day')
+        .where('client_id', '=', own.clientId)
         .where('campaign_id', '=', campaignId)
         .where('date', 'in', ['2026-04-02', '2026-04-03'])
         .execute();
@@ -638,7 +640,11 @@ describe('running totals', () => {
     expect(await counted('2026-04-01', '2026-04-04')).toBe(2);
     // Every day deleted: no statistics anywhere.
     await db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('campaign_statistic_day').where('campaign_id', '=', campaignId).execute();
+      await trx
+        .deleteFrom('campaign_statistic_day')
+        .where('client_id', '=', own.clientId)
+        .where('campaign_id', '=', campaignId)
+        .execute();
       await refreshCampaignTotals(trx, own.clientId, [campaignId]);
     });
     expect(await storedDays()).toEqual({ days: '{}', unallocated_days: '{}' });
@@ -664,6 +670,7 @@ describe('running totals under concurrent writers', () => {
     const totals = await db
       .selectFrom('campaign_statistic_total')
       .select(['date', 'allocated_views'])
+      .where('client_id', '=', owner.clientId)
       .where('campaign_id', '=', campaignId)
       .execute();
     expect(totals).toEqual([{ date: '2026-05-01', allocated_views: 5 }]);

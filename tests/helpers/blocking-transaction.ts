@@ -35,13 +35,25 @@ export async function openBlockingTransaction(
   };
 }
 
-/** Resolves once some backend of the database of `db` waits for a lock that backend `pid` holds. */
-export function waitUntilBlockedBy(db: Kysely<DB>, pid: number): Promise<void> {
+/**
+ * Resolves once some backend of the database of `db` waits for a lock that backend `pid` holds. On a Citus
+ * cluster a row lock is held and waited for on a worker's shard, where the coordinator sees no lock wait:
+ * `citus_lock_waits` names the distributed waits by global pid (the coordinator's node id × 10^10 + pid).
+ */
+export async function waitUntilBlockedBy(db: Kysely<DB>, pid: number): Promise<void> {
+  const citus = await sql`select 1 from pg_extension where extname = 'citus'`.execute(db);
   return waitFor(`a backend waiting for a lock of backend ${pid}`, async () => {
-    const { rows } = await sql<{ waiting: number }>`
+    const local = await sql<{ waiting: number }>`
       select count(*)::int as waiting from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))`.execute(
       db,
     );
-    return (rows[0]?.waiting ?? 0) > 0;
+    if ((local.rows[0]?.waiting ?? 0) > 0) return true;
+    if (citus.rows.length === 0) return false;
+    const distributed = await sql<{ waiting: number }>`
+      select count(*)::int as waiting from citus_lock_waits
+      where blocking_gpid = (select nodeid from pg_dist_node where groupid = 0) * 10000000000::bigint + ${pid}::int`.execute(
+      db,
+    );
+    return (distributed.rows[0]?.waiting ?? 0) > 0;
   });
 }

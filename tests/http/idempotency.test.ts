@@ -115,7 +115,11 @@ const newDocument = async (name: string) => {
 
 /** Locks a tag row from a transaction of the test's own. */
 const lockTag = (id: number) =>
-  openBlockingTransaction(testDatabaseUrl(), 'select id from product_tag where id = $1 for update', [id]);
+  openBlockingTransaction(
+    testDatabaseUrl(),
+    'select id from product_tag where client_id = $1 and id = $2 for update',
+    [account.clientId, id],
+  );
 
 describe('replays', () => {
   it('answers a repeated create from the store and creates nothing more', async () => {

@@ -37,8 +37,8 @@ interface ListKit {
   query?(account: ListAccount): Record<string, string | number>;
   /** Adds `count` rows of the account. */
   insert(account: ListAccount, count: number): Promise<void>;
-  /** Removes rows (as the list sees it: deleted, or marked deleted). */
-  remove(ids: number[]): Promise<void>;
+  /** Removes rows of the account (as the list sees it: deleted, or marked deleted). */
+  remove(account: ListAccount, ids: number[]): Promise<void>;
 }
 
 /** An account with the parent rows some lists need (a webhook subscription, a catalog brand and category). */
@@ -86,8 +86,10 @@ const inbound: ListKit = {
         db(),
       );
   },
-  async remove(ids) {
-    await sql`update inbound_order set deleted = true where id = any(${ids}::bigint[])`.execute(db());
+  async remove(account, ids) {
+    await sql`update inbound_order set deleted = true where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
+      db(),
+    );
   },
 };
 
@@ -107,8 +109,10 @@ const products: ListKit = {
         insert into product (client_id, model_id, view_id, name, size)
         select ${account.clientId}, view.model_id, view.id, 'Product', 'M' from view`.execute(db());
   },
-  async remove(ids) {
-    await sql`update product set deleted = true where id = any(${ids}::bigint[])`.execute(db());
+  async remove(account, ids) {
+    await sql`update product set deleted = true where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
+      db(),
+    );
   },
 };
 
@@ -124,8 +128,10 @@ const campaigns: ListKit = {
           ${Math.floor(Math.random() * 1e12)}, ${pick(['alpha', 'Beta', 'beta'])}, ${pick(['AUTO', 'IN_SEARCH'])},
           ${pick(['ACTIVE', 'PAUSED'])}, ${pick(TEXTS)}, ${pick(DATES)})`.execute(db());
   },
-  async remove(ids) {
-    await sql`delete from campaign where id = any(${ids}::bigint[])`.execute(db());
+  async remove(account, ids) {
+    await sql`delete from campaign where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
+      db(),
+    );
   },
 };
 
@@ -142,8 +148,10 @@ const tasks: ListKit = {
           ${randomUUID()}, ${pick(DATES.slice(1))}, ${pick(DATES)},
           now() - ${pick([null, '1 minute', '2 minutes'])}::interval)`.execute(db());
   },
-  async remove(ids) {
-    await sql`delete from task where id = any(${ids}::bigint[])`.execute(db());
+  async remove(account, ids) {
+    await sql`delete from task where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
+      db(),
+    );
   },
 };
 
@@ -161,8 +169,10 @@ const deliveries: ListKit = {
         db(),
       );
   },
-  async remove(ids) {
-    await sql`delete from webhook_delivery where id = any(${ids}::bigint[])`.execute(db());
+  async remove(account, ids) {
+    await sql`delete from webhook_delivery where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
+      db(),
+    );
   },
 };
 
@@ -239,7 +249,7 @@ describe.each(LISTS)('keyset pagination of $name', ({ kit, sorts }) => {
           page % 2 === 0 ? seen.at(-1)! : initial.find((id) => !seen.includes(id) && !removed.has(id));
         if (victim !== undefined) {
           removed.add(victim);
-          await kit.remove([victim]);
+          await kit.remove(account, [victim]);
         }
         await kit.insert(account, 2);
         await kit.insert(other, 1);

@@ -21,15 +21,20 @@ afterAll(async () => {
   await second.close();
 });
 
-/** Changes a document behind the service's back, so only a cache hit still shows the old value. */
-const renameInDatabase = (id: number, name: string) =>
-  first.runtime.database.db.updateTable('inbound_order').set({ name }).where('id', '=', id).execute();
+/** Changes a document of `caller` behind the service's back, so only a cache hit still shows the old value. */
+const renameInDatabase = (caller: Caller, id: number, name: string) =>
+  first.runtime.database.db
+    .updateTable('inbound_order')
+    .set({ name })
+    .where('client_id', '=', caller.account.clientId)
+    .where('id', '=', id)
+    .execute();
 
 describe('GET cache', () => {
   it('serves repeated reads from memory and shows a change at the next GET', async () => {
     const order = await c1.create({ name: 'one' });
     expect((await c1.get(order.id)).name).toBe('one');
-    await renameInDatabase(order.id, 'behind');
+    await renameInDatabase(c1, order.id, 'behind');
     expect((await c1.get(order.id)).name).toBe('one');
     await c1.call('PATCH', '/api/inbound/', { id: order.id, name: 'two' });
     expect((await c1.get(order.id)).name).toBe('two');
@@ -50,7 +55,7 @@ describe('GET cache', () => {
   it("invalidates this process's entry when another process changes the document", async () => {
     const order = await c1.create({ name: 'one' });
     await c1.get(order.id);
-    await renameInDatabase(order.id, 'behind');
+    await renameInDatabase(c1, order.id, 'behind');
     expect((await c1.get(order.id)).name).toBe('one');
     const response = await second.app.inject({
       method: 'PATCH',
@@ -92,7 +97,7 @@ describe('find cache', () => {
         await caller.call<{ rows: Array<{ name: string }> }>('GET', '/api/inbound/find?limit=5')
       ).body.rows.map((row) => row.name);
     expect(await names()).toEqual(['listed']);
-    await renameInDatabase(order.id, 'behind');
+    await renameInDatabase(caller, order.id, 'behind');
     expect(await names()).toEqual(['listed']);
     await caller.call('POST', `/api/inbound/${order.id}/status?status=SEND`);
     expect(await names()).toEqual(['behind']);

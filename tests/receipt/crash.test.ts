@@ -75,6 +75,7 @@ describe('a receipt across a SIGKILL', () => {
       const row = await db
         .selectFrom('receipt')
         .select('id')
+        .where('client_id', '=', account.clientId)
         .where('order_id', '=', order.id)
         .executeTakeFirst();
       receiptId = row?.id ?? 0;
@@ -87,6 +88,7 @@ describe('a receipt across a SIGKILL', () => {
     const orphan = await db
       .selectFrom('receipt')
       .select(['status', 'external_receipt_id'])
+      .where('client_id', '=', account.clientId)
       .where('id', '=', receiptId)
       .executeTakeFirstOrThrow();
     expect(orphan).toEqual({ status: 'CREATED', external_receipt_id: null });

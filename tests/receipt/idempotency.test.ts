@@ -25,10 +25,11 @@ const createWithKey = (token: string, orderId: number, key: string) =>
   });
 
 /** The receipts of a document as stored. */
-const storedReceipts = (orderId: number) =>
+const storedReceipts = (clientId: number, orderId: number) =>
   context.t.runtime.database.db
     .selectFrom('receipt')
     .select(['id', 'status'])
+    .where('client_id', '=', clientId)
     .where('order_id', '=', orderId)
     .execute();
 
@@ -41,7 +42,10 @@ describe('a receipt created with an idempotency key', () => {
     const key = `receipt ${randomUUID()}`;
     const answer = createWithKey(account.writeToken, order.id, key);
     // Visible to another connection while the provider still holds its answer: committed first (P75).
-    await waitFor('the receipt row is committed', async () => (await storedReceipts(order.id)).length === 1);
+    await waitFor(
+      'the receipt row is committed',
+      async () => (await storedReceipts(account.clientId, order.id)).length === 1,
+    );
     const first = await answer;
     expect(first.statusCode, first.body).toBe(200);
     const receipt = first.json<Receipt>();
@@ -51,7 +55,7 @@ describe('a receipt created with an idempotency key', () => {
     expect(replay.statusCode).toBe(200);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toBe(first.body);
-    expect(await storedReceipts(order.id)).toHaveLength(1);
+    expect(await storedReceipts(account.clientId, order.id)).toHaveLength(1);
     expect(await sandbox.documents(receipt.id)).toMatchObject([{ registrations: 1 }]);
   });
 
@@ -62,7 +66,10 @@ describe('a receipt created with an idempotency key', () => {
     await sandbox.fault({ mode: 'delay', operations: ['register'], count: 1, delayMs: 3_000 });
     const key = `receipt ${randomUUID()}`;
     const interrupted = createWithKey(account.writeToken, order.id, key);
-    await waitFor('the receipt row is committed', async () => (await storedReceipts(order.id)).length === 1);
+    await waitFor(
+      'the receipt row is committed',
+      async () => (await storedReceipts(account.clientId, order.id)).length === 1,
+    );
     expectError(await createWithKey(account.writeToken, order.id, key), 409, 'error_idempotency_in_progress');
 
     await sleep(1_100); // the first attempt's claim lease has passed, as if its process had died
@@ -71,12 +78,12 @@ describe('a receipt created with an idempotency key', () => {
     const receipt = resumed.json<Receipt>();
     // The resend finds the registration of the first attempt (same external id), possibly fiscalised already.
     expect(['PENDING', 'COMPLETED']).toContain(receipt.status);
-    const [stored] = await storedReceipts(order.id);
+    const [stored] = await storedReceipts(account.clientId, order.id);
     expect(stored?.id).toBe(receipt.id);
 
     // The stale attempt gets its answer, is refused at its next change, and stores nothing.
     expectError(await interrupted, 409, 'error_idempotency_in_progress');
-    expect(await storedReceipts(order.id)).toHaveLength(1);
+    expect(await storedReceipts(account.clientId, order.id)).toHaveLength(1);
     const replay = await createWithKey(account.writeToken, order.id, key);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toBe(resumed.body);

@@ -191,6 +191,7 @@ describe('provider specifics', () => {
     await context.t.runtime.database.db
       .updateTable('cash_register_setting')
       .set({ company_email: null })
+      .where('client_id', '=', account.clientId)
       .where('organization_id', '=', account.organizationId)
       .execute();
     expectError(

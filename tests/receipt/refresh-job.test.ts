@@ -71,6 +71,7 @@ describe.each(CASH_REGISTER_SERVICES)('refresh job with %s', (service) => {
       const row = await context.t.runtime.database.db
         .selectFrom('receipt')
         .select(['refresh_attempts', 'error_message'])
+        .where('client_id', '=', account.clientId)
         .where('id', '=', created.id)
         .executeTakeFirstOrThrow();
       // A run enqueues its successor in its own transaction, so for a moment the active run and the next one
@@ -97,6 +98,7 @@ describe('refresh job details', () => {
     await context.t.runtime.database.db
       .updateTable('receipt')
       .set({ refresh_attempts: 5 })
+      .where('client_id', '=', account.clientId)
       .where('id', '=', created.id)
       .execute();
     await job?.perform({ receiptId: created.id, attempt: 0 }, { id: 'test', retryCount: 0 });
@@ -106,6 +108,7 @@ describe('refresh job details', () => {
     const stored = await context.t.runtime.database.db
       .selectFrom('receipt')
       .select(['status', 'refresh_attempts'])
+      .where('client_id', '=', account.clientId)
       .where('id', '=', created.id)
       .executeTakeFirstOrThrow();
     expect(stored).toEqual({ status: 'PENDING', refresh_attempts: 6 });

@@ -7,53 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { testDatabaseUrl } from '../helpers/test-app.ts';
+import { REFERENCE_TABLES, TENANT_TABLES } from '../../src/db/tenant-tables.ts';
 
-/** Every tenant table: distributed by client_id, colocated with `client` (distributed by id). */
-const DISTRIBUTED = [
-  'client',
-  'organization',
-  'app_user',
-  'api_token',
-  'prepared_integration',
-  'cash_register_setting',
-  'inbound_order',
-  'inbound_order_product',
-  'inbound_order_package',
-  'inbound_order_package_item',
-  'inbound_order_history',
-  'stock_ledger',
-  'webhook',
-  'webhook_event',
-  'webhook_delivery',
-  'brand',
-  'category',
-  'product_model',
-  'product_view',
-  'product',
-  'keyword_group',
-  'keyword',
-  'keyword_attachment',
-  'product_tag',
-  'product_tag_product',
-  'product_tag_model',
-  'parameter_value',
-  'receipt',
-  'task',
-  'task_file_chunk',
-  'idempotency_key',
-  'campaign',
-  'campaign_statistic_day',
-  'campaign_statistic_total',
-  'campaign_statistic_days',
-].sort();
-
-/** Shared data every client reads: a copy on every node. */
-const REFERENCE = [
-  'api_token_lookup',
-  'market_category',
-  'market_parameter',
-  'market_parameter_option',
-].sort();
+const DISTRIBUTED = [...TENANT_TABLES].sort();
+const REFERENCE = [...REFERENCE_TABLES].sort();
 
 let client: pg.Client;
 let citus = false;

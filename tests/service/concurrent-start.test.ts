@@ -14,6 +14,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/database.ts';
 import { SET_UP_LOCK_KEY, withSetUpLock } from '../../src/db/set-up-lock.ts';
+import { acrossClients } from '../../src/db/cross-tenant.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { DELIVERY_QUEUE } from '../../src/modules/webhook/delivery-queue.ts';
 import { createOwnDatabase, waitFor, type OwnDatabase } from '../fixtures/webhook-kit.ts';
@@ -129,11 +130,14 @@ describe('replicas starting together', () => {
         await Promise.all(services.map((service) => waitUntilReady(service)));
 
         expect(await allReady(services)).toBe(true);
-        const { rows } = await sql<{ migrations: number; clients: number; queues: number }>`
-        select (select count(*)::int from kysely_migration) as migrations,
-               (select count(*)::int from client) as clients,
-               (select count(*)::int from pgboss.queue where name = ${DELIVERY_QUEUE}) as queues`.execute(
-          database.db,
+        // Counts every client: across shards on purpose on Citus (P176).
+        const { rows } = await acrossClients(database.db, (trx) =>
+          sql<{ migrations: number; clients: number; queues: number }>`
+          select (select count(*)::int from kysely_migration) as migrations,
+                 (select count(*)::int from client) as clients,
+                 (select count(*)::int from pgboss.queue where name = ${DELIVERY_QUEUE}) as queues`.execute(
+            trx,
+          ),
         );
         expect(rows[0]).toEqual({ migrations: ourMigrations, clients: 1, queues: 1 });
         expect(await setUpLockHolders(database.db)).toBe(0);

@@ -232,8 +232,8 @@ describe('a task run', () => {
       organizationId: null,
     });
     const { rows } = await t.runtime.database.pool.query<{ chunks: string }>(
-      'SELECT count(*) AS chunks FROM task_file_chunk WHERE task_id = $1',
-      [created.id],
+      'SELECT count(*) AS chunks FROM task_file_chunk WHERE client_id = $1 AND task_id = $2',
+      [account.clientId, created.id],
     );
     expect(Number(rows[0]?.chunks)).toBe(3);
 
@@ -361,8 +361,8 @@ describe('failures', () => {
     expect(steps.get(created.id)).toEqual(['0', '1', '2']);
     // The internal error is kept for operators only.
     const { rows } = await t.runtime.database.pool.query<{ failure: string }>(
-      'SELECT failure FROM task WHERE id = $1',
-      [created.id],
+      'SELECT failure FROM task WHERE client_id = $1 AND id = $2',
+      [account.clientId, created.id],
     );
     expect(rows[0]?.failure).toContain('connection reset on run 2');
     expect(JSON.stringify(failed)).not.toContain('connection reset');
@@ -375,8 +375,8 @@ describe('failures', () => {
       message: 'The task failed: an internal failure on every attempt (1)',
     });
     const { rows } = await t.runtime.database.pool.query<{ failure: string }>(
-      'SELECT failure FROM task WHERE id = $1',
-      [created.id],
+      'SELECT failure FROM task WHERE client_id = $1 AND id = $2',
+      [account.clientId, created.id],
     );
     expect(rows[0]?.failure).toContain('the run took longer than 1 s');
   });

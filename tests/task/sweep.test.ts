@@ -30,10 +30,10 @@ useTestApp(
 );
 
 const sweep = () => taskGroupOf(t.groups).sweeper.sweep();
-const jobOf = async (taskId: number) => {
+const jobOf = async (clientId: number, taskId: number) => {
   const { rows } = await t.runtime.database.pool.query<{ job_id: string }>(
-    'SELECT job_id FROM task WHERE id = $1',
-    [taskId],
+    'SELECT job_id FROM task WHERE client_id = $1 AND id = $2',
+    [clientId, taskId],
   );
   const jobId = rows[0]?.job_id as string;
   return { jobId, job: await t.runtime.jobs.boss.getJobById(queue, jobId, { includeArchive: true }) };
@@ -44,7 +44,7 @@ describe('the sweep', () => {
     const account = await createAccount(t.runtime);
     const task = await createTask(t.app, account.writeToken, Queued.type);
     await sweep();
-    const first = await jobOf(task.id);
+    const first = await jobOf(account.clientId, task.id);
     expect(first.job?.state).toBe('created');
     expect(await getTask(t.app, account.readToken, task.id)).toMatchObject({
       status: 'CREATED',
@@ -54,7 +54,7 @@ describe('the sweep', () => {
     // pg-boss gives the job up before our code ran (say the claim met a database outage).
     await t.runtime.jobs.boss.fail(queue, first.jobId);
     await sweep();
-    const second = await jobOf(task.id);
+    const second = await jobOf(account.clientId, task.id);
     expect(second.jobId).not.toBe(first.jobId);
     expect(second.job?.state).toBe('created');
     const restarting = await getTask(t.app, account.readToken, task.id);
@@ -64,7 +64,7 @@ describe('the sweep', () => {
     // The job is deleted (retention of pg-boss): a new one again.
     await t.runtime.jobs.boss.deleteJob(queue, second.jobId);
     await sweep();
-    const third = await jobOf(task.id);
+    const third = await jobOf(account.clientId, task.id);
     expect(third.jobId).not.toBe(second.jobId);
     expect(third.job?.state).toBe('created');
 
@@ -75,7 +75,7 @@ describe('the sweep', () => {
       query: { taskId: task.id },
     });
     expect(cancelled.json()).toMatchObject({ status: 'INTERRUPTED' });
-    expect((await jobOf(task.id)).job?.state).toBe('cancelled');
+    expect((await jobOf(account.clientId, task.id)).job?.state).toBe('cancelled');
     await sweep();
     expect(await getTask(t.app, account.readToken, task.id)).toMatchObject({ status: 'INTERRUPTED' });
   });
@@ -100,7 +100,10 @@ describe('the sweep', () => {
       Buffer.from('old bytes'),
     );
     // Finished eight days ago: beyond the default retention of seven days.
-    await pool.query(`UPDATE task SET finish_date = now() - interval '8 days' WHERE id = $1`, [old.id]);
+    await pool.query(
+      `UPDATE task SET finish_date = now() - interval '8 days' WHERE client_id = $1 AND id = $2`,
+      [account.clientId, old.id],
+    );
     expect((await sweep()).deleted).toBeGreaterThanOrEqual(1);
     expectNotFound(
       await send(t.app, account.readToken, {
@@ -110,7 +113,10 @@ describe('the sweep', () => {
       }),
       old.id,
     );
-    const { rows } = await pool.query('SELECT 1 FROM task_file_chunk WHERE task_id = $1', [old.id]);
+    const { rows } = await pool.query('SELECT 1 FROM task_file_chunk WHERE client_id = $1 AND task_id = $2', [
+      account.clientId,
+      old.id,
+    ]);
     expect(rows).toEqual([]);
     expect((await getTask(t.app, account.readToken, recent.id)).status).toBe('INTERRUPTED');
   });

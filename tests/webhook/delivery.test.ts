@@ -262,6 +262,7 @@ describe('delivery', () => {
     const rows = await t.runtime.database.db
       .selectFrom('webhook_delivery')
       .select(['status'])
+      .where('client_id', '=', account.clientId)
       .where('webhook_id', '=', deleted.id)
       .execute();
     expect(rows).toEqual([{ status: 'CANCELLED' }]);
@@ -284,6 +285,7 @@ describe('delivery', () => {
     const events = await t.runtime.database.db
       .selectFrom('webhook_event')
       .select('id')
+      .where('client_id', '=', account.clientId)
       .where('entity_id', '=', rolledBack!)
       .execute();
     expect(events).toEqual([]);
@@ -476,6 +478,7 @@ describe('secret rotation', () => {
     const row = await t.runtime.database.db
       .selectFrom('webhook')
       .select(['secret', 'previous_secret'])
+      .where('client_id', '=', account.clientId)
       .where('id', '=', webhook.id)
       .executeTakeFirstOrThrow();
     expect(row.secret).toMatch(/^sealed:v1:/);
@@ -506,6 +509,7 @@ describe('throttling: Retry-After and per-endpoint backoff', () => {
     t.runtime.database.db
       .selectFrom('webhook')
       .select(['throttled_until', 'throttle_level'])
+      .where('client_id', '=', account.clientId)
       .where('id', '=', webhookId)
       .executeTakeFirstOrThrow();
 
@@ -523,6 +527,7 @@ describe('throttling: Retry-After and per-endpoint backoff', () => {
     const row = await t.runtime.database.db
       .selectFrom('webhook_delivery')
       .select(['last_attempt_at', 'next_attempt_at'])
+      .where('client_id', '=', account.clientId)
       .where('id', '=', throttled!.id)
       .executeTakeFirstOrThrow();
     // The schedule says 50 ms here; the receiver asked for 2 s.
@@ -554,6 +559,7 @@ describe('throttling: Retry-After and per-endpoint backoff', () => {
     const lastAttempts = await t.runtime.database.db
       .selectFrom('webhook_delivery')
       .select('last_attempt_at')
+      .where('client_id', '=', account.clientId)
       .where('webhook_id', '=', webhook.id)
       .execute();
     // Both last attempts waited for the throttle's end (times of one machine: the process and its database).

@@ -69,6 +69,7 @@ function deliveriesOf(webhookId: number) {
   return t.runtime.database.db
     .selectFrom('webhook_delivery')
     .select(['id', 'status', 'attempts', 'last_status_code'])
+    .where('client_id', '=', account.clientId)
     .where('webhook_id', '=', webhookId)
     .orderBy('id')
     .execute();
@@ -190,6 +191,7 @@ describe('slow receiver and a graceful stop', () => {
         const rows = await db.db
           .selectFrom('webhook_delivery')
           .select(['status', 'attempts', 'last_error'])
+          .where('client_id', '=', other.clientId)
           .execute();
         expect(rows).toEqual([{ status: 'PENDING', attempts: 1, last_error: 'timeout after 1500 ms' }]);
       } finally {
@@ -252,8 +254,11 @@ describe('slow receiver and a crash', () => {
     try {
       const [delivery] = await db.db
         .selectFrom('webhook_delivery as d')
-        .innerJoin('webhook_event as e', 'e.id', 'd.event_id')
+        .innerJoin('webhook_event as e', (join) =>
+          join.onRef('e.client_id', '=', 'd.client_id').onRef('e.id', '=', 'd.event_id'),
+        )
         .select(['d.id'])
+        .where('d.client_id', '=', account.clientId)
         .where('e.entity_id', '=', slowOrder.id)
         .execute();
       const deliveryId = delivery!.id;
@@ -280,6 +285,7 @@ describe('slow receiver and a crash', () => {
         const row = await db.db
           .selectFrom('webhook_delivery')
           .select(['status', 'attempts'])
+          .where('client_id', '=', account.clientId)
           .where('id', '=', deliveryId)
           .executeTakeFirstOrThrow();
         return row.status === 'DELIVERED';
@@ -287,6 +293,7 @@ describe('slow receiver and a crash', () => {
       const row = await db.db
         .selectFrom('webhook_delivery')
         .select(['status', 'attempts', 'last_status_code'])
+        .where('client_id', '=', account.clientId)
         .where('id', '=', deliveryId)
         .executeTakeFirstOrThrow();
       expect(row).toEqual({ status: 'DELIVERED', attempts: 1, last_status_code: 200 });

@@ -87,6 +87,9 @@ export const campaignRepository = {
    */
   async upsert(db: Kysely<DB>, owner: CampaignOwner, campaigns: Market1Campaign[]): Promise<CampaignRow[]> {
     if (campaigns.length === 0) return [];
+    // The time as a value: Citus refuses a function that is not immutable (now()) in DO UPDATE SET.
+    const { rows } = await sql<{ now: Date }>`select now() as now`.execute(db);
+    const updatedAt = rows[0]?.now ?? new Date();
     return db
       .insertInto('campaign')
       .values(campaigns.map((campaign) => campaignValues(owner, campaign)))
@@ -109,7 +112,7 @@ export const campaignRepository = {
             start_date: excluded.ref('excluded.start_date'),
             end_date: excluded.ref('excluded.end_date'),
             change_date: excluded.ref('excluded.change_date'),
-            updated_at: sql`now()`,
+            updated_at: updatedAt,
           })),
       )
       .returningAll()
@@ -211,6 +214,9 @@ export const statisticRepository = {
       product_name: row.product_name,
       expenses: row.expenses,
     }));
+    // The time as a value: Citus refuses a function that is not immutable (now()) in DO UPDATE SET.
+    const { rows: clock } = await sql<{ now: Date }>`select now() as now`.execute(db);
+    const importedAt = clock[0]?.now ?? new Date();
     for (let start = 0; start < values.length; start += STATISTICS_BATCH)
       await db
         .insertInto('campaign_statistic_day')
@@ -220,7 +226,7 @@ export const statisticRepository = {
             .columns(['client_id', 'campaign_id', 'date', 'external_product_id'])
             .doUpdateSet((excluded) => ({
               expenses: excluded.ref('excluded.expenses'),
-              import_date: sql`now()`,
+              import_date: importedAt,
             })),
         )
         .execute();

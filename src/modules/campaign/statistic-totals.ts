@@ -76,6 +76,7 @@ const sides = [
  * the daily rows, so readers never see daily rows and totals disagree. It locks the campaigns' rows (`FOR
  * UPDATE`, in id order) until that transaction ends, so concurrent refreshes of a campaign run one after the
  * other. Cost: the campaigns' daily rows from `fromDay` on (one statement each for delete and insert).
+ * Each lateral probe names the client as a value too, so Citus routes every statement to the client's shard.
  * @param db a transaction (or the database) of the caller
  */
 export async function refreshCampaignTotals(
@@ -115,7 +116,7 @@ export async function refreshCampaignTotals(
   );
   const running = columns.map(
     (column) =>
-      sql`coalesce(base.${sql.ref(column)}, 0) + sum(day.${sql.ref(column)}) over (partition by day.campaign_id order by day.date)`,
+      sql`coalesce(base.${sql.ref(column)}, 0) + sum(day.${sql.ref(column)}) over (partition by day.client_id, day.campaign_id order by day.date)`,
   );
   await sql`
     insert into campaign_statistic_total (campaign_id, date, client_id, ${sql.join(columns.map((column) => sql.ref(column)))})
@@ -128,7 +129,8 @@ export async function refreshCampaignTotals(
     ) as day
     left join lateral (
       select * from campaign_statistic_total as total
-      where total.client_id = day.client_id and total.campaign_id = day.campaign_id and total.date < ${from}::date
+      where total.client_id = ${clientId} and total.client_id = day.client_id and total.campaign_id = day.campaign_id
+        and total.date < ${from}::date
       order by total.date desc
       limit 1
     ) as base on true
@@ -154,13 +156,15 @@ async function refreshStatisticDays(
       select stored.days - datemultirange(daterange(${from}::date, null)) as days,
         stored.unallocated_days - datemultirange(daterange(${from}::date, null)) as unallocated_days
       from campaign_statistic_days as stored
-      where stored.client_id = campaign.client_id and stored.campaign_id = campaign.id
+      where stored.client_id = ${clientId} and stored.client_id = campaign.client_id
+        and stored.campaign_id = campaign.id
     ) as kept on true
     left join lateral (
       select range_agg(${day}) as days,
         range_agg(${day}) filter (where day.external_product_id = 0) as unallocated_days
       from campaign_statistic_day as day
-      where day.client_id = campaign.client_id and day.campaign_id = campaign.id and day.date >= ${from}::date
+      where day.client_id = ${clientId} and day.client_id = campaign.client_id and day.campaign_id = campaign.id
+        and day.date >= ${from}::date
     ) as recent on true
     where campaign.client_id = ${clientId} and campaign.id = any(${ids}::bigint[])
     on conflict (client_id, campaign_id) do update

@@ -67,6 +67,10 @@ export async function loadDictionary(
   dictionary: DictionaryFile,
 ): Promise<DictionaryLoadResult> {
   const result: DictionaryLoadResult = { categories: 0, parameters: 0, options: 0 };
+  // The transaction's time as a value: on Citus the dictionaries are reference tables, whose upserts refuse a
+  // function that is not immutable (now()) in DO UPDATE SET (docs/scale-out.md).
+  const { rows } = await sql<{ now: Date }>`select now() as now`.execute(trx);
+  const updatedAt = rows[0]?.now ?? new Date();
   for (const category of dictionary.categories) {
     await trx
       .insertInto('market_category')
@@ -74,7 +78,7 @@ export async function loadDictionary(
       .onConflict((conflict) =>
         conflict
           .column('id')
-          .doUpdateSet({ name: category.name, parent_id: category.parentId ?? null, updated_at: sql`now()` }),
+          .doUpdateSet({ name: category.name, parent_id: category.parentId ?? null, updated_at: updatedAt }),
       )
       .execute();
     const ids = category.parameters.map((parameter) => parameter.id);

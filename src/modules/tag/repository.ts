@@ -10,6 +10,7 @@ export interface TagCriteria {
   productId?: number;
 }
 
+/** The client's tags matching `criteria`; each correlated probe names the client too (one Citus shard). */
 function filtered(db: Kysely<DB>, criteria: TagCriteria) {
   return db
     .selectFrom('product_tag as tag')
@@ -24,6 +25,7 @@ function filtered(db: Kysely<DB>, criteria: TagCriteria) {
             eb
               .selectFrom('product_tag_product as bound')
               .select('bound.tag_id')
+              .where('bound.client_id', '=', criteria.clientId)
               .whereRef('bound.client_id', '=', 'tag.client_id')
               .whereRef('bound.tag_id', '=', 'tag.id')
               .where('bound.product_id', '=', criteria.productId as number),
@@ -37,6 +39,7 @@ function filtered(db: Kysely<DB>, criteria: TagCriteria) {
                   .onRef('product.model_id', '=', 'bound.model_id'),
               )
               .select('bound.tag_id')
+              .where('bound.client_id', '=', criteria.clientId)
               .whereRef('bound.client_id', '=', 'tag.client_id')
               .whereRef('bound.tag_id', '=', 'tag.id')
               .where('product.id', '=', criteria.productId as number),
@@ -136,19 +139,24 @@ export const tagRepository = {
       .where('tag_id', '=', tagId)
       .where('model_id', '=', modelId)
       .execute(),
-  /** Every (product, tag) of a model: tags bound to each product and tags bound to the model (D7.2). */
+  /**
+   * Every (product, tag) of a model: tags bound to each product and tags bound to the model (D7.2). Each lateral
+   * probe names the client as a value too, so Citus routes the statement to the client's shard.
+   */
   tagsOfModelProducts: (db: Kysely<DB>, clientId: number, modelId: number) =>
     sql<{ product_id: number; id: number | null; name: string | null; client_id: number | null }>`
       SELECT p.id AS product_id, t.id, t.name, t.client_id
       FROM product p
       LEFT JOIN LATERAL (
-        SELECT client_id, tag_id FROM product_tag_product WHERE client_id = p.client_id AND product_id = p.id
-        UNION SELECT client_id, tag_id FROM product_tag_model WHERE client_id = p.client_id AND model_id = p.model_id
+        SELECT client_id, tag_id FROM product_tag_product
+        WHERE client_id = ${clientId} AND client_id = p.client_id AND product_id = p.id
+        UNION SELECT client_id, tag_id FROM product_tag_model
+        WHERE client_id = ${clientId} AND client_id = p.client_id AND model_id = p.model_id
       ) bound ON bound.client_id = p.client_id
       -- Each bound tag by its key (OFFSET 0 keeps the lookup a lateral probe, never a scan of the tags).
       LEFT JOIN LATERAL (
         SELECT id, name, client_id FROM product_tag
-        WHERE client_id = bound.client_id AND id = bound.tag_id OFFSET 0
+        WHERE client_id = ${clientId} AND client_id = bound.client_id AND id = bound.tag_id OFFSET 0
       ) t ON true
       WHERE p.client_id = ${clientId} AND p.model_id = ${modelId} AND NOT p.deleted
       ORDER BY p.id, t.id`.execute(db),

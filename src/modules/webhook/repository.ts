@@ -147,6 +147,16 @@ export interface AttemptRecord {
 }
 
 /** Events and deliveries. */
+/**
+ * Plans the rest of the caller's transaction's statements for their values (`plan_cache_mode`), for an update
+ * joined to `unnest()` of its rows: on Citus such a statement reaches one shard only in a plan made for its
+ * values, and a prepared statement's generic plan would need every shard (refused by the multi-shard guard,
+ * docs/scale-out.md). On plain PostgreSQL it only skips the generic plan of these statements.
+ */
+async function customPlans(db: Kysely<DB>): Promise<void> {
+  await sql`set local plan_cache_mode = force_custom_plan`.execute(db);
+}
+
 export const deliveryRepository = {
   insertEvents: (db: Kysely<DB>, rows: EventInsert[]) =>
     db.insertInto('webhook_event').values(rows).execute(),
@@ -170,6 +180,7 @@ export const deliveryRepository = {
   /**
    * Loads deliveries of `clientId` with their subscription and event for the dispatcher: each subscription and
    * event looked up by its key (lateral probes, `OFFSET 0` keeps them so), never a scan of the client's rows.
+   * Each probe names the client as a value too, so Citus routes the whole statement to the client's shard.
    */
   loadForDispatch: async (db: Kysely<DB>, clientId: number, ids: number[]): Promise<DispatchRow[]> =>
     (
@@ -184,10 +195,11 @@ export const deliveryRepository = {
           select url, secret, previous_secret, previous_secret_expires_at, throttled_until, throttle_level,
             deleted_at, disabled_at
           from webhook
-          where client_id = d.client_id and id = d.webhook_id offset 0
+          where client_id = ${clientId} and client_id = d.client_id and id = d.webhook_id offset 0
         ) w
         cross join lateral (
-          select id, type, payload from webhook_event where client_id = d.client_id and id = d.event_id offset 0
+          select id, type, payload from webhook_event
+          where client_id = ${clientId} and client_id = d.client_id and id = d.event_id offset 0
         ) e
         where d.client_id = ${clientId} and d.id = any(${ids}::bigint[])`.execute(db)
     ).rows,
@@ -208,6 +220,7 @@ export const deliveryRepository = {
    */
   recordAttempts: async (db: Kysely<DB>, clientId: number, records: AttemptRecord[]) => {
     if (records.length === 0) return [];
+    await customPlans(db);
     const result = await sql<{ id: number; attempts: number; status: DeliveryStatus }>`
       update webhook_delivery d set
         attempts = d.attempts + 1,
@@ -242,6 +255,7 @@ export const deliveryRepository = {
     rows: Array<{ id: number; expectedAttempts: number; until: Date }>,
   ) => {
     if (rows.length === 0) return [];
+    await customPlans(db);
     const result = await sql<{ id: number; client_id: number; attempts: number; next_attempt_at: Date }>`
       update webhook_delivery d set next_attempt_at = v.until
       from unnest(
