@@ -119,6 +119,7 @@ export async function seedPositions(db: Kysely<DB>, clientId: number, afterId = 
   `.execute(db);
 }
 
+/**
  * Creates the document with 50 positions (catalog products) through the API; returns its id.
  * @param label names its catalog products (see `createCatalogProducts`)
  */
