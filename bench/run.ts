@@ -26,6 +26,7 @@ import { benchIdempotency } from './idempotency.ts';
 import { benchInbound } from './inbound.ts';
 import { benchLimits } from './limits.ts';
 import { benchReceipts } from './receipts.ts';
+import { benchSingleGets } from './single-gets.ts';
 import { benchSlowClients } from './slow-clients.ts';
 import {
   liveServers,
@@ -94,6 +95,7 @@ const benchParts: Record<
   (context: BenchContext, log: (line: string) => void) => Promise<BenchPartResult>
 > = {
   inbound: benchInbound,
+  'single-gets': benchSingleGets,
   catalog: benchCatalog,
   receipts: benchReceipts,
   idempotency: benchIdempotency,
