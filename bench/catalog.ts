@@ -61,10 +61,13 @@ async function seed(context: BenchContext): Promise<number> {
   }
 }
 
-/** Creates the 10 views × 8 sizes model through the API; returns its id. */
-async function createLargeModel(context: BenchContext): Promise<number> {
+/**
+ * Creates the 10 views × 8 sizes model through the API; returns its id.
+ * @param label names its brand, category and article (unique per bench part: names and articles are unique)
+ */
+export async function createLargeModel(context: BenchContext, label = 'Bench large'): Promise<number> {
   const brand = await callApi<{ id: number }>(context.serviceUrl, context.writeToken, 'POST', '/api/brand', {
-    name: 'Bench large brand',
+    name: `${label} brand`,
   });
   const category = await callApi<{ id: number }>(
     context.serviceUrl,
@@ -72,11 +75,11 @@ async function createLargeModel(context: BenchContext): Promise<number> {
     'POST',
     '/api/category',
     {
-      name: 'Bench large category',
+      name: `${label} category`,
     },
   );
   const model = await callApi<{ id: number }>(context.serviceUrl, context.writeToken, 'POST', '/api/model', {
-    article: 'BENCH-LARGE',
+    article: label.toUpperCase().replaceAll(' ', '-'),
     title: 'Bench model with 10 colours × 8 sizes',
     brandId: brand.id,
     categoryId: category.id,

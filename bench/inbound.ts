@@ -201,7 +201,8 @@ interface GetFigures {
   ceiling: Measured;
 }
 
-async function record(baseUrl: string, token: string, path: string): Promise<RecordedResponse> {
+/** The service's answer to `GET path` with `token`, for the ceiling to replay (any status). */
+export async function record(baseUrl: string, token: string, path: string): Promise<RecordedResponse> {
   const response = await fetch(baseUrl + path, {
     headers: { authorization: token },
     signal: AbortSignal.timeout(60_000),

@@ -4,7 +4,7 @@
  *
  * Everything runs on loopback. Every request loop is bounded in count and in time.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type Serializable } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -180,33 +180,63 @@ export interface RecordedResponse {
 }
 
 /**
- * Starts the ceiling: a bare `node:http` server (bench/ceiling-server.ts, its own process like the service)
- * that answers each recorded request with the same status, content type, body and a request-id header of the
- * same size, from memory.
+ * Starts `script` (a bench server under bench/) as a child process, sends it `setup` over IPC and waits for the
+ * port it listens on.
+ * @throws when it exits first or does not answer within 10 s
  */
-export async function startCeiling(responses: RecordedResponse[]): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'bench/ceiling-server.ts')], {
+async function startBenchServer(script: string, setup: unknown): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'bench', script)], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('ceiling server did not start in 10 s')), 10_000);
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in 10 s`)), 10_000);
     child.once('message', (message: { port: number }) => {
       clearTimeout(timer);
       resolve(message.port);
     });
-    child.once('exit', (code) => reject(new Error(`ceiling server exited with ${code}`)));
-    child.send(
-      responses.map((response) => ({
-        key: `${response.method} ${response.url}`,
-        status: response.status,
-        contentType: response.contentType,
-        body: response.body.toString('base64'),
-      })),
-    );
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.send(setup as Serializable);
   });
   child.disconnect();
   return trackChild(child, `http://127.0.0.1:${port}`);
+}
+
+/**
+ * Starts the ceiling: a bare `node:http` server (bench/ceiling-server.ts, its own process like the service)
+ * that answers each recorded request with the same status, content type, body and a request-id header of the
+ * same size, from memory.
+ */
+export function startCeiling(responses: RecordedResponse[]): Promise<ServerProcess> {
+  return startBenchServer(
+    'ceiling-server.ts',
+    responses.map((response) => ({
+      key: `${response.method} ${response.url}`,
+      status: response.status,
+      contentType: response.contentType,
+      body: response.body.toString('base64'),
+    })),
+  );
+}
+
+/** A SQL statement as the service's Kysely compiles it: text and values. */
+export interface CapturedStatement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * Starts the database-path ceiling (bench/database-ceiling-server.ts): a bare `node:http` + `pg` server that
+ * answers `GET <path>` by running `routes[path]` (steps in order, the statements of a step concurrently) on
+ * `databaseUrl` with a pool of `poolSize`, and sending `JSON.stringify` of the rows.
+ */
+export function startDatabaseCeiling(
+  databaseUrl: string,
+  poolSize: number,
+  routes: Record<string, CapturedStatement[][]>,
+): Promise<ServerProcess> {
+  const byKey = Object.fromEntries(Object.entries(routes).map(([url, steps]) => [`GET ${url}`, steps]));
+  return startBenchServer('database-ceiling-server.ts', { databaseUrl, poolSize, routes: byKey });
 }
 
 /** Throughput and latency of one autocannon run. */

@@ -29,6 +29,7 @@ import { benchInbound } from './inbound.ts';
 import { benchLimits } from './limits.ts';
 import { benchReadGrowth } from './read-growth.ts';
 import { benchReceipts } from './receipts.ts';
+import { benchSingleGets } from './single-gets.ts';
 import { benchSlowClients } from './slow-clients.ts';
 import {
   liveServers,
@@ -97,6 +98,7 @@ const benchParts: Record<
   (context: BenchContext, log: (line: string) => void) => Promise<BenchPartResult>
 > = {
   inbound: benchInbound,
+  'single-gets': benchSingleGets,
   catalog: benchCatalog,
   receipts: benchReceipts,
   idempotency: benchIdempotency,

@@ -86,9 +86,20 @@ export function bearerToken(header: string | undefined): string | undefined {
   return token === '' ? undefined : token;
 }
 
-/** Resolves tokens to principals, with a cache kept correct by change notifications. */
+/** A live token's principal and the token's SHA-256 (the rate limit's key, P125). */
+export interface Authenticated {
+  principal: Principal;
+  tokenHash: Buffer;
+}
+
+/**
+ * Resolves tokens to principals, with a cache kept correct by change notifications. A request's token is
+ * hashed and resolved once (`authenticateRequest`), however many hooks ask (rate-limit key, authentication).
+ */
 export class TokenAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  /** The resolution of each request's `Authorization` header, while the request lives. */
+  private readonly byRequest = new WeakMap<FastifyRequest, Promise<Authenticated | undefined>>();
   /** Grows on every eviction and reset; a read that overlapped one does not fill the cache. */
   private generation = 0;
 
@@ -105,17 +116,32 @@ export class TokenAuthenticator {
   }
 
   /**
+   * The live token of `request`'s `Authorization` header (`tokenFromHeader`) and its principal, resolved once per
+   * request: later calls for the same request share the first one's answer.
+   * @returns undefined without a token, or for an unknown or revoked token, or a token of a deleted client
+   */
+  authenticateRequest(request: FastifyRequest): Promise<Authenticated | undefined> {
+    let resolved = this.byRequest.get(request);
+    if (!resolved) {
+      const token = tokenFromHeader(request.headers.authorization);
+      resolved = token === undefined ? Promise.resolve(undefined) : this.authenticate(token);
+      this.byRequest.set(request, resolved);
+    }
+    return resolved;
+  }
+
+  /**
    * Finds the live token's principal.
    * @returns undefined for an unknown or revoked token, or a token of a deleted client
    */
-  async authenticate(token: string): Promise<Principal | undefined> {
+  private async authenticate(token: string): Promise<Authenticated | undefined> {
     const hash = hashToken(token);
     const key = hash.toString('base64');
     // While the change listener is down a revocation could be missed: no cache is read or filled (P36).
     const cacheUsable = this.notifier.listening;
     const cached = cacheUsable ? this.cache.get(key) : undefined;
     const now = Date.now();
-    if (cached && cached.expiresAt > now) return cached.principal;
+    if (cached && cached.expiresAt > now) return { principal: cached.principal, tokenHash: hash };
     const generation = this.generation;
 
     // The hash names the client first (a reference table on Citus), so the token's own row is read on its
@@ -161,7 +187,7 @@ export class TokenAuthenticator {
       if (this.cache.size >= TOKEN_CACHE_MAX_ENTRIES) this.cache.clear();
       this.cache.set(key, { principal, expiresAt: now + TOKEN_CACHE_TTL_MS });
     }
-    return principal;
+    return { principal, tokenHash: hash };
   }
 
   private evict(matches: (principal: Principal) => boolean): void {
@@ -176,8 +202,7 @@ export class TokenAuthenticator {
  */
 export function authenticationHook(authenticator: TokenAuthenticator) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
-    const token = tokenFromHeader(request.headers.authorization);
-    const principal = token === undefined ? undefined : await authenticator.authenticate(token);
+    const principal = (await authenticator.authenticateRequest(request))?.principal;
     if (!principal) throw new AppError('auth_required');
     request.principal = principal;
     const access = request.routeOptions.config.access ?? (request.method === 'GET' ? 'read' : 'write');

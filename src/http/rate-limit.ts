@@ -18,7 +18,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Runtime } from '../runtime.ts';
-import { hashToken, tokenFromHeader, type TokenAuthenticator } from './auth.ts';
+import type { TokenAuthenticator } from './auth.ts';
 import { AppError } from './errors.ts';
 import { rateLimitRepository } from './rate-limit.repository.ts';
 
@@ -45,9 +45,8 @@ export async function rateLimitKey(
   request: FastifyRequest,
   authenticator: TokenAuthenticator,
 ): Promise<string> {
-  const token = tokenFromHeader(request.headers.authorization);
-  if (token !== undefined && (await authenticator.authenticate(token)))
-    return `token:${hashToken(token).toString('base64url')}`;
+  const authenticated = await authenticator.authenticateRequest(request);
+  if (authenticated) return `token:${authenticated.tokenHash.toString('base64url')}`;
   return `ip:${request.ip}`;
 }
 

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ResponseCache, orderChangeKeys } from '../../src/modules/inbound/order-cache.ts';
+import { VersionReads } from '../../src/modules/inbound/version-reads.ts';
 import { expectError, newCaller, productId, type Caller } from './support.ts';
 
 let first: TestApp;
@@ -68,6 +69,25 @@ describe('GET cache', () => {
       timeout: 10_000,
       interval: 20,
     });
+  });
+
+  it("shows another process's answered change to every concurrent GET at once (P36, P185)", async () => {
+    const orders = [await c1.create({ name: 'one' }), await c1.create({ name: 'one' })];
+    for (const order of orders) await c1.get(order.id);
+    const response = await second.app.inject({
+      method: 'PATCH',
+      url: '/api/inbound/',
+      headers: { authorization: c1.account.writeToken },
+      payload: { id: orders[0]?.id, name: 'from second' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    // no waiting for the notification: the coalesced version check reads after these GETs arrived
+    const reads = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => c1.get((orders[index % 2] as { id: number }).id)),
+    );
+    expect(reads.map((order) => order.name)).toEqual(
+      Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? 'from second' : 'one')),
+    );
   });
 
   it('invalidates every document of a bulk change made by another process', async () => {
@@ -160,5 +180,44 @@ describe('ResponseCache', () => {
     expect(keys.length).toBeGreaterThan(1);
     expect(keys.every((key) => key.length < 8_000 && key.startsWith('origin/42/'))).toBe(true);
     expect(keys.flatMap((key) => key.slice('origin/42/'.length).split(',')).map(Number)).toEqual(ids);
+  });
+});
+
+describe('VersionReads', () => {
+  /** A reader whose queries answer only when released, recording what each query asked. */
+  function controlledReader() {
+    const queries: { clientId: number; ids: number[]; release: (versions: Map<number, number>) => void }[] =
+      [];
+    const read = (clientId: number, ids: number[]) =>
+      new Promise<Map<number, number>>((release) => queries.push({ clientId, ids, release }));
+    return { queries, reads: new VersionReads(read) };
+  }
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('answers checks asked during a query from the next query, never from the one in flight', async () => {
+    const { queries, reads } = controlledReader();
+    const early = reads.versionOf(1, 10);
+    await flush();
+    expect(queries.map((query) => query.ids)).toEqual([[10]]);
+    const late = [reads.versionOf(1, 10), reads.versionOf(1, 11), reads.versionOf(1, 10)];
+    await flush();
+    expect(queries).toHaveLength(1);
+    queries[0]?.release(new Map([[10, 1]]));
+    expect(await early).toBe(1);
+    await flush();
+    expect(queries.map((query) => query.ids)).toEqual([[10], [10, 11]]);
+    queries[1]?.release(new Map([[10, 2]]));
+    expect(await Promise.all(late)).toEqual([2, undefined, 2]);
+  });
+
+  it('reads each client separately and hands a failure to the checks of that query', async () => {
+    const failing = new VersionReads(async (clientId, ids) => {
+      if (clientId === 2) throw new Error('database down');
+      return new Map(ids.map((id) => [id, id * 10]));
+    });
+    const [one, two] = await Promise.allSettled([failing.versionOf(1, 3), failing.versionOf(2, 3)]);
+    expect(one).toEqual({ status: 'fulfilled', value: 30 });
+    expect(two).toMatchObject({ status: 'rejected', reason: new Error('database down') });
+    expect(await failing.versionOf(1, 4)).toBe(40);
   });
 });

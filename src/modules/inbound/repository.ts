@@ -67,15 +67,16 @@ export const orderRepository = {
 
   /** The document of `clientId`; undefined when missing or foreign. */
   /** The document's `versionId`, or undefined when it is not the client's (a primary-key read). */
-  versionOf: async (db: Kysely<DB>, clientId: number, id: number): Promise<number | undefined> =>
-    (
-      await db
-        .selectFrom('inbound_order')
-        .select('version_id')
-        .where('id', '=', id)
-        .where('client_id', '=', clientId)
-        .executeTakeFirst()
-    )?.version_id,
+  /** The `versionId` of each given document of `clientId` (missing or foreign ids are left out); one statement. */
+  versionsOf: async (db: Kysely<DB>, clientId: number, ids: number[]): Promise<Map<number, number>> => {
+    const rows = await db
+      .selectFrom('inbound_order')
+      .select(['id', 'version_id'])
+      .where('client_id', '=', clientId)
+      .where('id', '=', sql<number>`any(${ids})`)
+      .execute();
+    return new Map(rows.map((row) => [row.id, row.version_id]));
+  },
   find: (db: Kysely<DB>, clientId: number, id: number): Promise<OrderRow | undefined> =>
     db
       .selectFrom('inbound_order')

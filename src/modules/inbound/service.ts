@@ -17,6 +17,7 @@ import { organizationRepository } from '../accounts/repository.ts';
 import { productRepository as catalogProducts } from '../catalog/repository.ts';
 import { CLOSED_ORDER_STATUSES, type MarkingStatus, type OrderStatus } from './enums.ts';
 import type { InboundCaches } from './order-cache.ts';
+import { VersionReads } from './version-reads.ts';
 import {
   orderPath,
   presentOrder,
@@ -145,6 +146,11 @@ export class InboundService {
     private readonly caches: InboundCaches,
     private readonly baseUrl: string,
   ) {}
+
+  /** The version check of cache hits, coalesced (P185). */
+  private readonly versionReads = new VersionReads((clientId, ids) =>
+    orderRepository.versionsOf(this.db, clientId, ids),
+  );
 
   /**
    * Runs `work` as one change (`ChangeRunner.run`): its events are recorded and its changed documents announced
@@ -345,11 +351,12 @@ export class InboundService {
       };
     }
     const cached = this.caches.documents.get(id, principal.clientId);
-    // A hit is checked against the stored versionId (one primary-key read): a change another process
-    // committed and answered is seen at once, even before its notification arrives (P36).
+    // A hit is checked against the stored versionId, read after the request arrived: a change another process
+    // committed and answered is seen at once, even before its notification arrives (P36). Concurrent checks
+    // share one query (P185).
     if (
       cached?.version !== undefined &&
-      cached.version === (await orderRepository.versionOf(this.db, principal.clientId, id))
+      cached.version === (await this.versionReads.versionOf(principal.clientId, id))
     )
       return { body: cached.body, versionId: cached.version };
     const readStartedAt = this.caches.documents.beginRead();

@@ -1,0 +1,215 @@
+/**
+ * Single GETs at 32 connections, each beside its ceiling measured in the same run:
+ *
+ * - cached `GET /api/inbound/{id}` of a 50-product document against the bare `node:http` server answering the
+ *   same bytes from memory (bench/ceiling-server.ts);
+ * - uncached `GET /api/inbound/{id}` (50 products; `limit=100`, product paging, bypasses the document cache) and
+ *   `GET /api/model/{id}` (10 views × 8 sizes; models are not cached) against the database-path ceiling, a bare
+ *   `node:http` + `pg` server running the same SQL statements and answering `JSON.stringify` of the rows
+ *   (bench/database-ceiling-server.ts).
+ *
+ * The statements are captured from the repository functions the service calls for these requests, through a
+ * Kysely instance that records every compiled query, so they are the service's own text and values. The
+ * database is the service's (the same rows, the same PostgreSQL), with a pool of the service's default size.
+ */
+import { Kysely, PostgresDialect } from 'kysely';
+import { createDatabase } from '../src/db/database.ts';
+import type { DB } from '../src/db/schema.ts';
+import { modelRepository } from '../src/modules/catalog/repository.ts';
+import { orderRepository, productRepository } from '../src/modules/inbound/repository.ts';
+import { createLargeModel } from './catalog.ts';
+import { createFiftyProductDocument, record } from './inbound.ts';
+import {
+  cpuMs,
+  formatMs,
+  formatNumber,
+  postgresPids,
+  runLoad,
+  startCeiling,
+  startDatabaseCeiling,
+  type BenchContext,
+  type BenchPartResult,
+  type BenchRow,
+  type CapturedStatement,
+  type LoadResult,
+  type ServerProcess,
+  type TargetCheck,
+} from './lib.ts';
+
+/** Connections of every load run (the issue's setting for the single GETs). */
+const CONNECTIONS = 32;
+const WARMUP_SECONDS = 1;
+/** The service's default `DATABASE_POOL_SIZE`; the database-path ceiling uses a pool of the same size. */
+const POOL_SIZE = 10;
+/** Product page size of the uncached document GET (all 50 positions fit). */
+const PRODUCT_LIMIT = 100;
+
+/**
+ * The SQL statements the service runs for the uncached document GET (`orderRepository.find`, then
+ * `productRepository.listByOrder`) and for the model GET (`modelRepository.find`, then `views` and `products`
+ * concurrently), as steps: each a list of statements run concurrently, the steps in order.
+ */
+async function captureStatements(
+  context: BenchContext,
+  orderId: number,
+  modelId: number,
+): Promise<{ document: CapturedStatement[][]; model: CapturedStatement[][] }> {
+  const database = createDatabase(context.databaseUrl, 2);
+  let captured: CapturedStatement[] = [];
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: database.pool }),
+    log: (event) => {
+      captured.push({ text: event.query.sql, values: [...event.query.parameters] });
+    },
+  });
+  const take = () => {
+    const step = captured;
+    captured = [];
+    return step;
+  };
+  const { clientId } = context;
+  try {
+    await orderRepository.find(db, clientId, orderId);
+    const documentFind = take();
+    await productRepository.listByOrder(db, clientId, orderId, { limit: PRODUCT_LIMIT, offset: 0 });
+    const documentProducts = take();
+    await modelRepository.find(db, clientId, modelId);
+    const modelFind = take();
+    await Promise.all([
+      modelRepository.views(db, clientId, modelId),
+      modelRepository.products(db, clientId, modelId),
+    ]);
+    const modelParts = take();
+    return { document: [documentFind, documentProducts], model: [modelFind, modelParts] };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** One load run's figures, with the service's CPU per request when measured. */
+interface Measured {
+  load: LoadResult;
+  cpu?: { node: number; postgres: number };
+}
+
+async function measure(
+  baseUrl: string,
+  path: string,
+  token: string,
+  seconds: number,
+  context?: BenchContext,
+): Promise<Measured> {
+  const options = { url: baseUrl + path, headers: { authorization: token }, connections: CONNECTIONS };
+  await runLoad({ ...options, seconds: WARMUP_SECONDS });
+  const sample = () =>
+    context && { node: cpuMs([context.servicePid]), postgres: cpuMs(postgresPids(context.dataDir)) };
+  const before = sample();
+  const load = await runLoad({ ...options, seconds });
+  const after = sample();
+  if (!before || !after) return { load };
+  const perRequest = (value: number) => value / Math.max(load.requests, 1);
+  return {
+    load,
+    cpu: {
+      node: perRequest(after.node - before.node),
+      postgres: perRequest(after.postgres - before.postgres),
+    },
+  };
+}
+
+/** A GET of the service measured beside its ceiling. */
+interface Pair {
+  name: string;
+  ceilingName: string;
+  target: number;
+  service: Measured;
+  ceiling: Measured;
+}
+
+/** Runs the single-GET part against the service of `context`. */
+export async function benchSingleGets(
+  context: BenchContext,
+  log: (line: string) => void,
+): Promise<BenchPartResult> {
+  const orderId = await createFiftyProductDocument(context, 'Single');
+  const modelId = await createLargeModel(context, 'Single large');
+  const cachedPath = `/api/inbound/${orderId}`;
+  const uncachedPath = `/api/inbound/${orderId}?limit=${PRODUCT_LIMIT}`;
+  const modelPath = `/api/model/${modelId}`;
+  const recorded = await record(context.serviceUrl, context.readToken, cachedPath);
+  if (recorded.status !== 200) throw new Error(`${cachedPath} → ${recorded.status}`);
+  const statements = await captureStatements(context, orderId, modelId);
+  const { readToken, loadSeconds } = context;
+
+  const servers: ServerProcess[] = [];
+  try {
+    const bytesCeiling = await startCeiling([recorded]);
+    servers.push(bytesCeiling);
+    const databaseCeiling = await startDatabaseCeiling(context.databaseUrl, POOL_SIZE, {
+      [uncachedPath]: statements.document,
+      [modelPath]: statements.model,
+    });
+    servers.push(databaseCeiling);
+    const pairs: [string, string, number, string, ServerProcess][] = [
+      [
+        'GET /api/inbound/{id} (50 products), cached',
+        'bare node:http, same bytes',
+        0.8,
+        cachedPath,
+        bytesCeiling,
+      ],
+      [
+        'GET /api/inbound/{id} (50 products), uncached',
+        'node:http + pg, same SQL',
+        0.7,
+        uncachedPath,
+        databaseCeiling,
+      ],
+      ['GET /api/model/{id} (10 × 8), uncached', 'node:http + pg, same SQL', 0.7, modelPath, databaseCeiling],
+    ];
+    const measured: Pair[] = [];
+    for (const [name, ceilingName, target, path, ceiling] of pairs) {
+      log(`single GETs: ${name}`);
+      const service = await measure(context.serviceUrl, path, readToken, loadSeconds, context);
+      const ceilingFigures = await measure(ceiling.url, path, readToken, loadSeconds);
+      measured.push({ name, ceilingName, target, service, ceiling: ceilingFigures });
+    }
+    return singleGetsResult(measured, recorded.body.length);
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+const wholeMs = (ms: number) => (ms < 1 ? '< 1 ms' : `${formatNumber(ms)} ms`);
+
+function describe(load: LoadResult): string {
+  const failed = load.failures === 0 ? '' : `, ${formatNumber(load.failures)} FAILED`;
+  return `${formatNumber(load.rps)} req/s, p50 ${wholeMs(load.p50)}, p99 ${wholeMs(load.p99)}${failed}`;
+}
+
+function singleGetsResult(pairs: Pair[], bytes: number): BenchPartResult {
+  const rows: BenchRow[] = [];
+  const targets: TargetCheck[] = [];
+  for (const { name, ceilingName, target, service, ceiling } of pairs) {
+    const share = service.load.rps / ceiling.load.rps;
+    const cpu = service.cpu
+      ? `; CPU per request: Node ${formatMs(service.cpu.node)}, PostgreSQL ${formatMs(service.cpu.postgres)}`
+      : '';
+    rows.push({
+      name,
+      value: `${describe(service.load)}; ${formatNumber(share, 2)}× ceiling`,
+      detail: `ceiling (${ceilingName}): ${describe(ceiling.load)}${cpu}`,
+    });
+    targets.push({
+      target: `${name} ≥ ${target}× ${ceilingName} (${CONNECTIONS} connections)`,
+      measured: `${formatNumber(share, 2)}×`,
+      met: share >= target && service.load.failures === 0,
+      ...(share >= target ? {} : { miss: `${formatNumber(target / share, 2)}× short` }),
+    });
+  }
+  return {
+    title: `Single GETs (${CONNECTIONS} connections; the document's answer ${formatNumber(bytes / 1024, 1)} KiB)`,
+    rows,
+    targets,
+  };
+}
