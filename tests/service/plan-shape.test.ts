@@ -459,13 +459,15 @@ describe('status changes on the statistics of a young database', () => {
           await orderRepository.findMany(trx, clientId, [order]);
           await orderRepository.setStatus(trx, clientId, [order], 'FINISHED', true, 1);
           await orderRepository.recordIncomeStock(trx, clientId, [order]);
+          await orderRepository.lockMany(trx, clientId, [order, order - 1]);
+          await orderRepository.findMany(trx, clientId, [order, order - 1]);
           throw rollback;
         })
         .catch((error: unknown) => {
           if (error !== rollback) throw error;
         });
       const statements = queries.filter((query) => /inbound_order/.test(query.sql));
-      expect(statements.length).toBe(5);
+      expect(statements.length).toBe(7);
       const client = await youngPool.connect();
       try {
         await client.query(`set plan_cache_mode = force_generic_plan`);

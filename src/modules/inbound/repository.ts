@@ -1,7 +1,7 @@
 /**
  * SQL of the inbound documents, their positions, history and receiving stock (spec §4.1, D5). Every query is
  * scoped by `client_id` (D1.1); callers pass a transaction for mutations. Bulk operations are single statements
- * over `id = any($ids)` so their cost does not grow with round trips (D5.4).
+ * (D5.4); reads and locks of several documents look each id up by the primary key (`idRows`, P193).
  */
 import {
   sql,
@@ -40,6 +40,14 @@ const idIn = (column: string, ids: readonly number[]) =>
   ids.length === 1
     ? sql<boolean>`${sql.ref(column)} = ${ids[0]}`
     : sql<boolean>`${sql.ref(column)} = any(${idsParam(ids)})`;
+
+/**
+ * The distinct `ids` as rows `t(id)`, each looked up in a lateral subquery `where client_id = $c and id = t.id`
+ * with `for update` or `offset 0`, which the planner does not flatten: an equality on both columns of the primary
+ * key `(client_id, id)` is its index condition under any statistics (P193).
+ */
+const idRows = (ids: readonly number[]) =>
+  sql`(select distinct id from unnest(${idsParam(ids)}) as requested(id))`;
 
 function historyConditions(
   eb: ExpressionBuilder<DB, 'inbound_order_history'>,
@@ -86,23 +94,28 @@ export const orderRepository = {
       .executeTakeFirst(),
 
   /** Documents of `clientId` by id (the ids come from this transaction's own changes). */
-  findMany: (db: Kysely<DB>, clientId: number, ids: readonly number[]): Promise<OrderRow[]> =>
-    db
-      .selectFrom('inbound_order')
-      .selectAll()
-      .where('client_id', '=', clientId)
-      .where(idIn('id', ids))
-      .execute(),
+  findMany: async (db: Kysely<DB>, clientId: number, ids: readonly number[]): Promise<OrderRow[]> =>
+    (
+      await sql<OrderRow>`
+        select o.* from ${idRows(ids)} t
+        cross join lateral (
+          select * from inbound_order where client_id = ${clientId} and id = t.id offset 0
+        ) o`.execute(db)
+    ).rows,
 
   /** Locks the listed documents of `clientId` and returns which exist and whether they are deleted. */
-  lockMany: (db: Kysely<DB>, clientId: number, ids: readonly number[]) =>
-    db
-      .selectFrom('inbound_order')
-      .select(['id', 'deleted'])
-      .where('client_id', '=', clientId)
-      .where(idIn('id', ids))
-      .forUpdate()
-      .execute(),
+  lockMany: async (
+    db: Kysely<DB>,
+    clientId: number,
+    ids: readonly number[],
+  ): Promise<Array<{ id: number; deleted: boolean }>> =>
+    (
+      await sql<{ id: number; deleted: boolean }>`
+        select o.id, o.deleted from ${idRows(ids)} t
+        cross join lateral (
+          select id, deleted from inbound_order where client_id = ${clientId} and id = t.id for update
+        ) o`.execute(db)
+    ).rows,
 
   /** Inserts a document (version 1, totals 0). */
   insert: (db: Kysely<DB>, values: Insertable<InboundOrderTable>): Promise<OrderRow> =>
