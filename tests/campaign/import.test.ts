@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { expectEmpty, expectValidation, send } from '../helpers/http.ts';
 import { waitForTask } from '../helpers/tasks.ts';
 import { addDays } from '../../src/modules/campaign/import.task.ts';
+import { marketplaceDay } from '../../src/connectors/market1/protocol.ts';
 import {
   campaignAccount,
   campaignRequest,
@@ -21,7 +22,8 @@ import {
 } from './kit.ts';
 
 const context = useCampaignApp();
-const today = () => new Date().toISOString().slice(0, 10);
+/** The import's window ends on the marketplace's calendar day (Moscow), not the UTC one. */
+const today = () => marketplaceDay(Date.now());
 
 describe('GET /api/campaign/updateCampaigns', () => {
   it('imports every campaign and the last 30 days of statistics, as the sandbox has them', async () => {

@@ -164,7 +164,7 @@ export class CampaignOperations {
     });
     const dateTo = today();
     const earliest = addDays(dateTo, 1 - FIRST_IMPORT_DAYS);
-    const revised = last === null ? earliest : addDays(last.toISOString().slice(0, 10), -REVISED_DAYS);
+    const revised = last === null ? earliest : addDays(marketplaceDay(last.getTime()), -REVISED_DAYS);
     const properties = { dateFrom: revised > earliest ? revised : earliest, dateTo, expensesOnly: false };
     return this.startTask(principal, organization, this.kinds.importKind, 'Campaign import', properties);
   }
