@@ -15,7 +15,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { DropArgument, Socket } from 'node:net';
+import { isIPv4, type DropArgument, type Socket } from 'node:net';
 import type { ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
@@ -119,9 +119,10 @@ export function edgeServerOptions(config: Config): {
 /**
  * The source a connection from `address` is counted under: the IPv4 address (also when written IPv4-mapped), or
  * the IPv6 /64 network (`2001:db8:1:2::/64`) — one subscriber gets a whole /64, so single IPv6 addresses cost an
- * abuser nothing.
+ * abuser nothing. A dotted IPv4 address, what most connections carry, is its own source without being parsed.
  */
 export function sourceOf(address: string): string {
+  if (isIPv4(address)) return address;
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();
