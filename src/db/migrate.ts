@@ -9,7 +9,6 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { parse } from 'libpg-query';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -37,10 +36,12 @@ export class SqlFileMigrationProvider implements MigrationProvider {
 /**
  * The commands of an SQL script, in order, each as its own text (comments between commands are left out).
  * Uses the locations PostgreSQL's parser reports (byte offsets into the UTF-8 text), so dollar-quoted bodies,
- * strings and comments holding `;` stay whole.
+ * strings and comments holding `;` stay whole. The parser (a WebAssembly module reserving ≈ 130 MiB) is loaded on
+ * the first call, so a start with no pending migration never loads it.
  * @throws the parser's syntax error (with its position) for a script PostgreSQL would refuse
  */
 export async function splitCommands(text: string): Promise<string[]> {
+  const { parse } = await import('libpg-query');
   const bytes = Buffer.from(text, 'utf8');
   const { stmts = [] } = await parse(text);
   return stmts.map((statement) => {
