@@ -1,7 +1,8 @@
 /**
  * SQL of the inbound documents, their positions, history and receiving stock (spec §4.1, D5). Every query is
- * scoped by `client_id` (D1.1); callers pass a transaction for mutations. Bulk operations are single statements
- * (D5.4); reads and locks of several documents look each id up by the primary key (`idRows`, P193).
+ * scoped by `client_id` (D1.1); callers pass a transaction for mutations, which keeps bulk changes all or nothing
+ * (D5.4). Reads and locks of several documents look each id up by the primary key in one statement (`idRows`,
+ * P193); changes of several documents run one primary-key statement per document (P196).
  */
 import {
   sql,
