@@ -1,7 +1,8 @@
 /**
  * SQL of the inbound documents, their positions, history and receiving stock (spec §4.1, D5). Every query is
- * scoped by `client_id` (D1.1); callers pass a transaction for mutations. Bulk operations are single statements
- * (D5.4); reads and locks of several documents look each id up by the primary key (`idRows`, P193).
+ * scoped by `client_id` (D1.1); callers pass a transaction for mutations, which keeps bulk changes all or nothing
+ * (D5.4). Reads and locks of several documents look each id up by the primary key in one statement (`idRows`,
+ * P193); changes of several documents run one primary-key statement per document (P196).
  */
 import {
   sql,
@@ -31,15 +32,8 @@ export interface HistoryEntry {
 
 const idsParam = (ids: readonly number[]) => sql`${ids}::bigint[]`;
 
-/**
- * `column` is one of `ids`: for a single id an equality, which a generic plan always serves with the primary key
- * `(client_id, id)`; `= any(array)` lets a plan made on statistics that see a client as about one row scan the
- * client's rows through that key's first column and filter the ids, a cost that grows with the client (P174).
- */
-const idIn = (column: string, ids: readonly number[]) =>
-  ids.length === 1
-    ? sql<boolean>`${sql.ref(column)} = ${ids[0]}`
-    : sql<boolean>`${sql.ref(column)} = any(${idsParam(ids)})`;
+/** The distinct `ids` in ascending order: the order in which statements of one id each lock their rows. */
+const inIdOrder = (ids: readonly number[]) => [...new Set(ids)].sort((a, b) => a - b);
 
 /**
  * The distinct `ids` as rows `t(id)`, each looked up in a lateral subquery `where client_id = $c and id = t.id`
@@ -73,18 +67,22 @@ export const orderRepository = {
       .forUpdate()
       .executeTakeFirst(),
 
-  /** The document of `clientId`; undefined when missing or foreign. */
-  /** The document's `versionId`, or undefined when it is not the client's (a primary-key read). */
-  /** The `versionId` of each given document of `clientId` (missing or foreign ids are left out); one statement. */
+  /**
+   * The `versionId` of each given document of `clientId` (missing or foreign ids are left out); one statement,
+   * each id looked up by the primary key (`idRows`, P193).
+   */
   versionsOf: async (db: Kysely<DB>, clientId: number, ids: number[]): Promise<Map<number, number>> => {
-    const rows = await db
-      .selectFrom('inbound_order')
-      .select(['id', 'version_id'])
-      .where('client_id', '=', clientId)
-      .where('id', '=', sql<number>`any(${ids})`)
-      .execute();
+    const rows = (
+      await sql<{ id: number; version_id: number }>`
+        select o.id, o.version_id from ${idRows(ids)} t
+        cross join lateral (
+          select id, version_id from inbound_order where client_id = ${clientId} and id = t.id offset 0
+        ) o`.execute(db)
+    ).rows;
     return new Map(rows.map((row) => [row.id, row.version_id]));
   },
+
+  /** The document of `clientId`; undefined when missing or foreign. */
   find: (db: Kysely<DB>, clientId: number, id: number): Promise<OrderRow | undefined> =>
     db
       .selectFrom('inbound_order')
@@ -188,10 +186,12 @@ export const orderRepository = {
   },
 
   /**
-   * Sets `status` on every listed document of `clientId` whose status differs, in one statement, and appends
-   * their STATUS history rows in the same statement (D5.4, D5.9). A closed status stamps `close_date` and
-   * `close_user_id`.
-   * @returns the changed documents' ids and organizations
+   * Sets `status` on every listed document of `clientId` whose status differs and appends their STATUS history
+   * rows (D5.4, D5.9). A closed status stamps `close_date` and `close_user_id`. One statement per document, in id
+   * order: `id = $id` is an index condition on the whole primary key under any statistics, where an UPDATE of
+   * `id = any($ids)` or joined to the ids lets a plan that estimates the client at one row scan the client's rows
+   * (P196); the caller's transaction keeps the change all or nothing.
+   * @returns the changed documents' ids and organizations, by id
    */
   setStatus: async (
     db: Kysely<DB>,
@@ -201,54 +201,58 @@ export const orderRepository = {
     closed: boolean,
     userId: number,
   ): Promise<Array<{ id: number; organization_id: number }>> => {
-    const result = await sql<{ id: number; organization_id: number }>`
-      with target as (
-        select id, status as old_status from inbound_order
-        where client_id = ${clientId} and ${idIn('id', ids)} and status <> ${status}
-      ), updated as (
-        update inbound_order o set
-          status = ${status},
-          version_id = o.version_id + 1,
-          modified_date = now(),
-          close_date = case when ${closed}::boolean then now() else o.close_date end,
-          close_user_id = case when ${closed}::boolean then ${userId}::int else o.close_user_id end
-        from target t
-        where o.client_id = ${clientId} and ${idIn('o.id', ids)} and o.id = t.id
-        returning o.*, t.old_status
-      ), history as (
-        insert into inbound_order_history (client_id, order_id, organization_id, user_id, action, changes,
-          order_status, order_type, order_created_date, delivery_date, tracking_number, total_quantity,
-          total_price, version_id)
-        select client_id, id, organization_id, ${userId}, 'STATUS',
-          jsonb_build_object('status', jsonb_build_object('from', old_status, 'to', status)),
-          status, type, created_date, delivery_date, tracking_number, total_quantity, total_price, version_id
-        from updated
-      )
-      select id, organization_id from updated order by id`.execute(db);
-    return result.rows;
+    const changed: Array<{ id: number; organization_id: number }> = [];
+    for (const id of inIdOrder(ids)) {
+      const result = await sql<{ id: number; organization_id: number }>`
+        with updated as (
+          update inbound_order o set
+            status = ${status},
+            version_id = o.version_id + 1,
+            modified_date = now(),
+            close_date = case when ${closed}::boolean then now() else o.close_date end,
+            close_user_id = case when ${closed}::boolean then ${userId}::int else o.close_user_id end
+          from (
+            select status as old_status from inbound_order
+            where client_id = ${clientId} and id = ${id} and status <> ${status}
+          ) t
+          where o.client_id = ${clientId} and o.id = ${id}
+          returning o.*, t.old_status
+        ), history as (
+          insert into inbound_order_history (client_id, order_id, organization_id, user_id, action, changes,
+            order_status, order_type, order_created_date, delivery_date, tracking_number, total_quantity,
+            total_price, version_id)
+          select client_id, id, organization_id, ${userId}, 'STATUS',
+            jsonb_build_object('status', jsonb_build_object('from', old_status, 'to', status)),
+            status, type, created_date, delivery_date, tracking_number, total_quantity, total_price, version_id
+          from updated
+        )
+        select id, organization_id from updated`.execute(db);
+      changed.push(...result.rows);
+    }
+    return changed;
   },
 
   /**
-   * Records received stock for the listed `INCOME` documents that have none yet (D5.8), in one statement: a
-   * `+quantity` ledger row per position with quantity > 0 at the document's warehouse, `introduced_quantity`
-   * set to the quantity, state RECORDED.
+   * Records received stock for the listed `INCOME` documents that have none yet (D5.8): a `+quantity` ledger row
+   * per position with quantity > 0 at the document's warehouse, `introduced_quantity` set to the quantity, state
+   * RECORDED. One statement per document, in id order, keyed by the primary key as `setStatus` (P196).
    */
   recordIncomeStock: async (db: Kysely<DB>, clientId: number, ids: readonly number[]): Promise<void> => {
-    await sql`
-      with orders as (
-        update inbound_order set income_stock_state = 'RECORDED'
-        where client_id = ${clientId} and ${idIn('id', ids)} and type = 'INCOME'
-          and income_stock_state = 'NONE'
-        returning id, organization_id, warehouse_id
-      ), positions as (
-        update inbound_order_product p set introduced_quantity = p.quantity
-        from orders o where p.client_id = ${clientId} and p.order_id = o.id
-        returning p.id, p.order_id, p.product_id, p.quantity, o.organization_id, o.warehouse_id
-      )
-      insert into stock_ledger (client_id, organization_id, warehouse_id, product_id, order_id, order_product_id,
-        quantity, reason)
-      select ${clientId}, organization_id, warehouse_id, product_id, order_id, id, quantity, 'INCOME_RECEIVED'
-      from positions where quantity > 0`.execute(db);
+    for (const id of inIdOrder(ids))
+      await sql`
+        with orders as (
+          update inbound_order set income_stock_state = 'RECORDED'
+          where client_id = ${clientId} and id = ${id} and type = 'INCOME' and income_stock_state = 'NONE'
+          returning id, organization_id, warehouse_id
+        ), positions as (
+          update inbound_order_product p set introduced_quantity = p.quantity
+          from orders o where p.client_id = ${clientId} and p.order_id = o.id
+          returning p.id, p.order_id, p.product_id, p.quantity, o.organization_id, o.warehouse_id
+        )
+        insert into stock_ledger (client_id, organization_id, warehouse_id, product_id, order_id,
+          order_product_id, quantity, reason)
+        select ${clientId}, organization_id, warehouse_id, product_id, order_id, id, quantity, 'INCOME_RECEIVED'
+        from positions where quantity > 0`.execute(db);
   },
 
   /**
@@ -282,22 +286,25 @@ export const orderRepository = {
 
 /** Positions (order products). */
 export const productRepository = {
-  /** Positions of the given documents, by document then position id (one query for any number of ids). */
-  listByOrders: (
+  /**
+   * Positions of the given documents, by document then position id, in one statement: each document's positions
+   * looked up by `(client_id, order_id)` in a lateral subquery (as `idRows`, P193).
+   */
+  listByOrders: async (
     db: Kysely<DB>,
     clientId: number,
     orderIds: readonly number[],
   ): Promise<OrderProductRow[]> =>
     orderIds.length === 0
-      ? Promise.resolve([])
-      : db
-          .selectFrom('inbound_order_product')
-          .selectAll()
-          .where('client_id', '=', clientId)
-          .where(sql<boolean>`order_id = any(${idsParam(orderIds)})`)
-          .orderBy('order_id')
-          .orderBy('id')
-          .execute(),
+      ? []
+      : (
+          await sql<OrderProductRow>`
+            select p.* from ${idRows(orderIds)} t
+            cross join lateral (
+              select * from inbound_order_product where client_id = ${clientId} and order_id = t.id offset 0
+            ) p
+            order by p.order_id, p.id`.execute(db)
+        ).rows,
 
   /** Positions of one document by position id; a page when `limit` is given. */
   listByOrder: (

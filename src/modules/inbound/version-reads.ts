@@ -1,6 +1,6 @@
 /**
  * The version check of cached documents (P36), coalesced (P185): concurrent checks share one query per client,
- * `select id, version_id … where client_id = $1 and id = any($2)`, instead of one primary-key read each.
+ * each id looked up by the primary key in one statement (`orderRepository.versionsOf`), instead of one read each.
  *
  * A check joins the next query that has not started yet: it starts once the query in flight (if any) has
  * answered. So every check is answered by a read that began after the check was asked, and a change committed
