@@ -13,7 +13,6 @@ import { Gauge } from 'prom-client';
 import { defineJob } from '../jobs/job.ts';
 import type { ResourceGroup } from '../modules/group.ts';
 import type { Runtime } from '../runtime.ts';
-import { writeBackupFile } from './backup.ts';
 import { currentOperatorKey } from './secret-key.ts';
 import { SERVICE_VERSION } from './service-version.ts';
 
@@ -76,6 +75,8 @@ export function backupPart(runtime: Runtime, logger?: Logger): ResourceGroup {
       try {
         await mkdir(dir, { recursive: true });
         const file = path.join(dir, backupFileName(new Date()));
+        // The archive writer (tar, COPY streams) is loaded by the first backup, not by every process at start.
+        const { writeBackupFile } = await import('./backup.ts');
         const summary = await writeBackupFile(file, {
           databaseUrl: runtime.databaseUrl,
           secretKey: await currentOperatorKey(config),

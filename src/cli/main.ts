@@ -12,7 +12,6 @@ import { createDatabase, type Database } from '../db/database.ts';
 import { withSetUpLock } from '../db/set-up-lock.ts';
 import { setUpDatabase } from '../runtime.ts';
 import { reachDatabase } from './reach-database.ts';
-import { backupCommand, restoreCommand } from '../backup/commands.ts';
 import { SERVICE_VERSION } from '../backup/service-version.ts';
 import { AccountService } from '../modules/accounts/service.ts';
 import { listClients, listOrganizations, listTokens, listUsers } from '../modules/accounts/listing.ts';
@@ -24,6 +23,9 @@ import { PROVIDER_URL_VARIABLES, SANDBOXES, type SandboxServer } from '../connec
 import { TAXATION_SYSTEMS, type TaxationSystem } from '../connectors/cash-register/connector.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
+
+/** The backup and restore commands, loaded when one runs: serving needs none of their archive and COPY packages. */
+const backupCommands = () => import('../backup/commands.ts');
 
 /**
  * Opens the configured database for one command, set up as a starting service sets it up (under the set-up lock,
@@ -121,7 +123,9 @@ program
     '--without-secret-key',
     'leave the operator key out (sealed credentials then need the key kept elsewhere)',
   )
-  .action(backupCommand);
+  .action(async (options: { out?: string; withoutSecretKey?: boolean }) =>
+    (await backupCommands()).backupCommand(options),
+  );
 
 program
   .command('restore <file>')
@@ -129,7 +133,9 @@ program
     'restore an archive of `backup` into an empty DATA_DIR (service stopped) or an empty DATABASE_URL database',
   )
   .option('--force', 'replace everything the target database holds')
-  .action(restoreCommand);
+  .action(async (file: string, options: { force?: boolean }) =>
+    (await backupCommands()).restoreCommand(file, options),
+  );
 
 program
   .command('sandbox [names...]')
