@@ -86,8 +86,9 @@ export interface RestoreSummary {
 /**
  * Loads `archive` into the database at `databaseUrl` (steps above).
  * @param force replace what the target holds instead of refusing it
- * @throws RestoreRefusedError when the target holds rows and `force` is false, or its tables do not match the
- *   archive's; the database's error otherwise (the load is one transaction: nothing of it stays)
+ * @throws RestoreRefusedError when the target's schema is newer than the archive's or of other migrations, when
+ *   it holds rows and `force` is false, or when its tables do not match the archive's; the database's error
+ *   otherwise (emptying and loading are one transaction: nothing of it stays)
  */
 export async function restoreArchive(
   archive: CheckedArchive,
