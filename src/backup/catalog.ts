@@ -25,6 +25,8 @@ export interface CatalogTable {
 export const MIGRATION_TABLE = 'kysely_migration';
 /** The job queue's schema (pg-boss default). */
 export const JOB_SCHEMA = 'pgboss';
+/** pg-boss's tables of jobs (pending and finished), which a restore empties as pg-boss's own `clearStorage` does. */
+export const JOB_TABLES = [`${JOB_SCHEMA}.job`, `${JOB_SCHEMA}.archive`];
 /** pg-boss's internal queues (cron hand-over), recreated by pg-boss itself. */
 const INTERNAL_QUEUE_PREFIX = '__pgboss__';
 
@@ -53,6 +55,21 @@ export async function ourTables(client: Queryable): Promise<CatalogTable[]> {
       where contype = 'f' and connamespace = (select oid from pg_namespace where nspname = current_schema()) and conrelid <> confrelid`,
   );
   return foreignKeyOrder(tables, references);
+}
+
+/**
+ * Every table of the service's schema but the migrator's bookkeeping, UNLOGGED ones included: what a restore
+ * empties before loading.
+ */
+export async function tablesToEmpty(client: Queryable): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `select relname as name from pg_class
+      where relnamespace = (select oid from pg_namespace where nspname = current_schema())
+        and relkind in ('r', 'p') and not relispartition and relname not like $1
+      order by relname`,
+    [`${MIGRATION_TABLE}%`],
+  );
+  return rows.map((row) => row.name);
 }
 
 /** Kahn's topological sort; ties keep name order so archives are stable. */

@@ -1,14 +1,18 @@
 /**
  * `seller-ops restore FILE` (docs/operations.md "Backup and restore"): checks the archive whole before touching
- * anything (checksums, format, schema version), then loads it into an empty database:
- * 1. refuses a target whose tables hold rows unless forced; a forced or half-made target is emptied (the
- *    service's schema and the job queue's schema dropped and created again);
- * 2. applies the migrations up to the archive's schema version, so every table has the archive's columns;
- * 3. creates the queues of the pending jobs (pg-boss);
- * 4. in one transaction: every table through `COPY … FROM STDIN` in the archive's foreign-key order (user
- *    triggers disabled meanwhile: the rows are stored as they were, nothing derives from them again), the pending
- *    jobs, and the sequences set to their state at the snapshot;
- * 5. applies the migrations this seller-ops has beyond the archive's (an older archive is migrated forward).
+ * anything (checksums, format, schema version), then loads it into a target whose schema it keeps:
+ * 1. refuses a target whose schema is newer than the archive's, or of other migrations: migrations run only
+ *    forward, and the schema is never dropped, since on Citus its tables' distribution lives in metadata that a
+ *    dropped and re-created schema does not get back (P194);
+ * 2. refuses a target whose tables hold rows unless forced;
+ * 3. applies the migrations up to the archive's schema version (none when the target is already there), so every
+ *    table has the archive's columns;
+ * 4. creates the queues of the pending jobs (pg-boss);
+ * 5. in one transaction: empties the job queue's jobs and, when forced, every table of ours (`TRUNCATE`; a load
+ *    that fails leaves a forced target's rows as they were), loads every table through `COPY … FROM STDIN` in the archive's
+ *    foreign-key order (user triggers disabled meanwhile: the rows are stored as they were, nothing derives from
+ *    them again), the pending jobs, and sets the sequences to their state at the snapshot;
+ * 6. applies the migrations this seller-ops has beyond the archive's (an older archive is migrated forward).
  * An archive of a newer schema than this seller-ops knows is refused before anything is written.
  */
 import { once } from 'node:events';
@@ -21,7 +25,17 @@ import { createDatabase } from '../db/database.ts';
 import { migrateToLatest, SqlFileMigrationProvider } from '../db/migrate.ts';
 import { ensureQueue } from '../jobs/queue.ts';
 import { forEachEntry, partEntry, verifyArchive, type DumpedTable, type VerifiedArchive } from './archive.ts';
-import { jobColumns, one, ourTables, quote, JOB_SCHEMA, type Queryable } from './catalog.ts';
+import {
+  appliedMigrations,
+  jobColumns,
+  one,
+  ourTables,
+  quote,
+  tablesToEmpty,
+  JOB_SCHEMA,
+  JOB_TABLES,
+  type Queryable,
+} from './catalog.ts';
 
 /** The restore was refused; nothing was written to the target. */
 export class RestoreRefusedError extends Error {
@@ -72,8 +86,9 @@ export interface RestoreSummary {
 /**
  * Loads `archive` into the database at `databaseUrl` (steps above).
  * @param force replace what the target holds instead of refusing it
- * @throws RestoreRefusedError when the target holds rows and `force` is false, or its tables do not match the
- *   archive's; the database's error otherwise (the load is one transaction: nothing of it stays)
+ * @throws RestoreRefusedError when the target's schema is newer than the archive's or of other migrations, when
+ *   it holds rows and `force` is false, or when its tables do not match the archive's; the database's error
+ *   otherwise (emptying and loading are one transaction: nothing of it stays)
  */
 export async function restoreArchive(
   archive: CheckedArchive,
@@ -82,43 +97,41 @@ export async function restoreArchive(
 ): Promise<RestoreSummary> {
   const progress = options.progress ?? (() => undefined);
   const { manifest } = archive;
+  const schemaVersion = manifest.migrations.at(-1);
+  if (!schemaVersion) throw new RestoreRefusedError(`${archive.file} records no schema version`);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const database = createDatabase(databaseUrl, 2);
   try {
-    const occupied = await occupiedTables(client);
+    checkTargetSchema(await appliedMigrations(client), manifest.migrations);
+    const occupied = await acrossShards(client, () => occupiedTables(client));
     if (occupied.length > 0 && !options.force)
       throw new RestoreRefusedError(
         `the target database is not empty (rows in ${occupied.slice(0, 5).join(', ')}${occupied.length > 5 ? ', …' : ''}): ` +
           'restore refuses to overwrite it; pass --force to replace everything in it',
       );
-    if (await holdsObjects(client)) {
-      progress('restore: emptying the target database');
-      await client.query(`drop schema if exists ${JOB_SCHEMA} cascade`);
-      const { schema } = await one<{ schema: string }>(client, 'select current_schema() as schema');
-      await client.query(`drop schema ${quote(schema)} cascade`);
-      await client.query(`create schema ${quote(schema)}`);
-    }
-    const schemaVersion = manifest.migrations.at(-1);
-    if (!schemaVersion) throw new RestoreRefusedError(`${archive.file} records no schema version`);
     const migrator = new Migrator({ db: database.db, provider: new SqlFileMigrationProvider() });
     const { error } = await migrator.migrateTo(schemaVersion);
     if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
-    progress(`restore: schema created at ${schemaVersion}`);
+    progress(`restore: schema at ${schemaVersion}`);
     if (manifest.jobs && manifest.jobQueues.length > 0) await createQueues(database.pool, manifest.jobQueues);
 
     await checkTargetTables(client, manifest.tables, manifest.jobs);
-    await client.query('begin');
-    const triggered = await tablesWithUserTriggers(client);
-    for (const table of triggered) await client.query(`alter table ${quote(table)} disable trigger user`);
-    await loadRows(client, archive, progress);
-    for (const sequence of manifest.sequences)
-      await client.query(
-        `select setval(to_regclass(quote_ident($1)), $2::bigint, $3) where to_regclass(quote_ident($1)) is not null`,
-        [sequence.name, sequence.lastValue, sequence.isCalled],
-      );
-    for (const table of triggered) await client.query(`alter table ${quote(table)} enable trigger user`);
-    await client.query('commit');
+    await acrossShards(client, async () => {
+      // The dictionaries (reference tables on Citus) are emptied and loaded in the transaction that also writes
+      // distributed tables; Citus then needs one connection per node.
+      await client.query(`set local citus.multi_shard_modify_mode = 'sequential'`);
+      await emptyTarget(client, occupied.length > 0, progress);
+      const triggered = await tablesWithUserTriggers(client);
+      for (const table of triggered) await client.query(`alter table ${quote(table)} disable trigger user`);
+      await loadRows(client, archive, progress);
+      for (const sequence of manifest.sequences)
+        await client.query(
+          `select setval(to_regclass(quote_ident($1)), $2::bigint, $3) where to_regclass(quote_ident($1)) is not null`,
+          [sequence.name, sequence.lastValue, sequence.isCalled],
+        );
+      for (const table of triggered) await client.query(`alter table ${quote(table)} enable trigger user`);
+    });
     const migrated = await migrateToLatest(database.db);
     if (migrated.length > 0) progress(`restore: migrated forward: ${migrated.join(', ')}`);
     return {
@@ -133,13 +146,74 @@ export async function restoreArchive(
   }
 }
 
+/**
+ * Checks that the target's applied migrations are the archive's first ones (none, some, or all of them): the
+ * target can then be migrated to the archive's schema version. A newer target cannot be taken back.
+ * @throws RestoreRefusedError naming the target's and the archive's versions
+ */
+function checkTargetSchema(applied: string[], archived: string[]): void {
+  const differing = applied.findIndex((name, index) => archived[index] !== name);
+  if (differing < 0) return;
+  const versions = `the target database's schema is at ${applied.at(-1)}, the archive's at ${archived.at(-1)}`;
+  if (differing >= archived.length)
+    throw new RestoreRefusedError(
+      `${versions}: the target is newer, and migrations run only forward, so restore cannot take it back ` +
+        '(not even with --force); restore into an empty database or data directory',
+    );
+  throw new RestoreRefusedError(
+    `${versions}, and its migrations differ from the archive's from ${applied[differing]} on: ` +
+      'restore into an empty database or data directory',
+  );
+}
+
+/**
+ * Runs `work` in a transaction of `client` where statements may span shards: a restore reads and writes every
+ * client's rows (on Citus the multi-shard guard is lowered for the transaction, P176; a placeholder elsewhere).
+ * @throws whatever `work` throws, after rolling back
+ */
+async function acrossShards<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
+  await client.query('begin');
+  try {
+    await client.query(`set local citus.multi_task_query_log_level = 'off'`);
+    const result = await work();
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Empties the job queue's jobs and, when `held` (some table of ours held rows), every table of ours (UNLOGGED ones
+ * too), restarting the tables' own sequences (set to the archive's state after loading). Tables that hold no row
+ * are left alone: on Citus a `TRUNCATE` reaches every shard of every table, seconds of work for nothing. Without
+ * `CASCADE`: a table of another schema that references ours fails the restore instead of being emptied with it.
+ */
+async function emptyTarget(
+  client: Queryable,
+  held: boolean,
+  progress: (message: string) => void,
+): Promise<void> {
+  const { rows: jobTables } = await client.query<{ name: string }>(
+    `select name from unnest($1::text[]) as name where to_regclass(name) is not null`,
+    [JOB_TABLES],
+  );
+  if (jobTables.length > 0) await client.query(`truncate ${jobTables.map((row) => row.name).join(', ')}`);
+  if (!held) return;
+  const tables = await tablesToEmpty(client);
+  await client.query(`truncate ${tables.map(quote).join(', ')} restart identity`);
+  progress(`restore: emptied ${tables.length} tables`);
+}
+
 /** Our tables that hold at least one row. */
 async function occupiedTables(client: Queryable): Promise<string[]> {
   const occupied = [];
   for (const table of await ourTables(client)) {
     const { any } = await one<{ any: boolean }>(
       client,
-      `select exists (select from ${quote(table.name)}) as any`,
+      // `select 1`: Citus cannot plan a subquery of no columns over a distributed table across its shards.
+      `select exists (select 1 from ${quote(table.name)}) as any`,
     );
     if (any) occupied.push(table.name);
   }
@@ -154,20 +228,6 @@ async function tablesWithUserTriggers(client: Queryable): Promise<string[]> {
         and c.relnamespace = (select oid from pg_namespace where nspname = current_schema())`,
   );
   return rows.map((row) => row.name);
-}
-
-/** Whether the service's schema holds any relation, type or function, or the job queue's schema exists. */
-async function holdsObjects(client: Queryable): Promise<boolean> {
-  const { holds } = await one<{ holds: boolean }>(
-    client,
-    `with schema as (select oid from pg_namespace where nspname = current_schema())
-     select exists (select from pg_class where relnamespace = (select oid from schema))
-         or exists (select from pg_proc where pronamespace = (select oid from schema))
-         or exists (select from pg_type where typnamespace = (select oid from schema))
-         or exists (select from pg_namespace where nspname = $1) as holds`,
-    [JOB_SCHEMA],
-  );
-  return holds;
 }
 
 /** Creates pg-boss's schema and the standard-policy queues `names`, as the service does (`ensureQueue`). */

@@ -132,7 +132,10 @@ program
   .description(
     'restore an archive of `backup` into an empty DATA_DIR (service stopped) or an empty DATABASE_URL database',
   )
-  .option('--force', 'replace everything the target database holds')
+  .option(
+    '--force',
+    "replace the rows the target database holds (its schema must be at the archive's version or older)",
+  )
   .action(async (file: string, options: { force?: boolean }) =>
     (await backupCommands()).restoreCommand(file, options),
   );

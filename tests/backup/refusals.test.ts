@@ -2,8 +2,10 @@
  * What `seller-ops backup` and `restore` do around the round trip (docs/operations.md "Backup and restore"): a
  * backup of the embedded default while its service runs (through the data directory) and while it is stopped; a
  * restore refused into a running service's data directory and into a database that holds data (unless
- * `--force`); a damaged archive, one whose checksums do not match and one of a newer schema refused before
- * anything is written; an archive of an older schema migrated forward after loading.
+ * `--force`); a forced restore into a database of this run's kind that holds data (its rows replaced, its schema
+ * kept, ids going on from the archive's); a damaged archive, one whose checksums do not match and one of a newer
+ * schema refused before anything is written; an archive of an older schema migrated forward after loading, and
+ * refused into a target whose schema is newer than it.
  */
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -144,17 +146,50 @@ describe('seller-ops restore refuses', () => {
   });
 });
 
+describe('seller-ops restore into a database that holds data', () => {
+  it('refuses it without --force; with it, replaces its rows, keeps its schema and goes on with the archive ids', async () => {
+    const target = await emptyRestoreTarget();
+    // The operator key comes from the archive (written to the target's DATA_DIR).
+    const env = { ...target.env, SECRET_KEY: '' };
+    try {
+      const first = await runCli(['restore', archive], env);
+      expect(first.code, first.stderr).toBe(0);
+      const [archived] = JSON.parse((await runCli(['client', 'list'], env)).stdout) as Array<{
+        id: number;
+        name: string;
+      }>;
+      expect(archived).toEqual(expect.objectContaining({ name: 'Archived client' }));
+      const later = await runCli(['client', 'create', '--name', 'Later client'], env);
+      expect(later.code, later.stderr).toBe(0);
+
+      const refused = await runCli(['restore', archive], env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /the target database is not empty \(rows in .*client.*\): .*pass --force/,
+      );
+      const forced = await runCli(['restore', archive, '--force'], env);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(forced.stderr).toMatch(/restore: emptied \d+ tables/);
+      const clients = await runCli(['client', 'list'], env);
+      expect(JSON.parse(clients.stdout)).toEqual([archived]);
+      // The ids go on from the archive's sequences, not from the rows the target held.
+      const after = await runCli(['client', 'create', '--name', 'After the restore'], env);
+      expect(after.code, after.stderr).toBe(0);
+      expect((JSON.parse(after.stdout) as { id: number }).id).toBe((archived?.id ?? 0) + 1);
+    } finally {
+      await target.cleanup();
+    }
+  }, 240_000);
+});
+
 describe('seller-ops restore of an older archive', () => {
-  it('loads it at its schema version, then migrates it forward', async () => {
+  it('loads it at its schema version, then migrates it forward; a target now newer than it refuses it', async () => {
     const provider = new SqlFileMigrationProvider();
     const known = Object.keys(await provider.getMigrations()).sort();
-    const older = await createOwnDatabase('backup_older');
+    const older = await createOwnDatabase('backup_older', false);
     const database = createDatabase(older.url, 1);
     const target = await emptyRestoreTarget();
     try {
-      // createOwnDatabase migrated it to the latest schema: start again one migration short of it.
-      await sql`drop schema public cascade`.execute(database.db);
-      await sql`create schema public`.execute(database.db);
       const { error } = await new Migrator({ db: database.db, provider }).migrateTo(known.at(-2) ?? '');
       expect(error).toBeUndefined();
       await sql`insert into client (name) values ('Older client')`.execute(database.db);
@@ -166,12 +201,21 @@ describe('seller-ops restore of an older archive', () => {
       expect(restore.code, restore.stderr).toBe(0);
       expect(restore.stderr).toContain(`restore: migrated forward: ${known.at(-1)}`);
       expect(restore.stderr).toMatch(/warning: the archive holds no operator key/);
-      const clients = await runCli(['client', 'list'], { ...target.env, SECRET_KEY: TEST_SECRET_KEY });
+      const env = { ...target.env, SECRET_KEY: TEST_SECRET_KEY };
+      const clients = await runCli(['client', 'list'], env);
       expect(JSON.parse(clients.stdout)).toEqual([expect.objectContaining({ name: 'Older client' })]);
+
+      // Migrations run only forward: the target, now at the latest schema, cannot go back to the archive's.
+      const again = await runCli(['restore', file, '--force'], target.env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain(
+        `the target database's schema is at ${known.at(-1)}, the archive's at ${known.at(-2)}: the target is newer`,
+      );
+      expect((await runCli(['client', 'list'], env)).stdout).toBe(clients.stdout);
     } finally {
       await database.close();
       await older.drop();
       await target.cleanup();
     }
-  });
+  }, 240_000);
 });
