@@ -102,7 +102,7 @@ describe('trigram indexes serve the query filters', () => {
   });
 
   it('product find: a text of several words is looked up by its rarest word, filtered by the whole text', async () => {
-    // Every name holds "product": its trigrams would make the scan read the whole index (P194).
+    // Every name holds "product": its trigrams would make the scan read the whole index (P195).
     const plans = await plansOf((db) =>
       productFindRepository.page(db, { clientId: account.clientId, query: `product ${NEEDLE}` }, true, 100, {
         offset: 0,

@@ -246,7 +246,7 @@ function productRows(db: Kysely<DB>, clientId: number) {
     .where((eb) => eb.not(eb.ref('model.deleted')));
 }
 
-/** Words of a product search text that drive its trigram index scans (P194); undefined: the full pattern does. */
+/** Words of a product search text that drive its trigram index scans (P195); undefined: the full pattern does. */
 export interface ProductTextDrivers {
   name?: string;
   article?: string;
@@ -263,7 +263,7 @@ export async function productTextDrivers(db: Kysely<DB>, text: string): Promise<
 
 /**
  * `column ILIKE pattern`: with a driving word, the index looks up `%word%` and the full pattern filters the rows
- * it finds (`texticlike` is the function of `ILIKE`, written as a call so it stays out of the index scan, P194).
+ * it finds (`texticlike` is the function of `ILIKE`, written as a call so it stays out of the index scan, P195).
  */
 function ilikeDriven(column: string, pattern: string, word: string | undefined) {
   const ref = sql.ref(column);
@@ -275,7 +275,7 @@ function ilikeDriven(column: string, pattern: string, word: string | undefined) 
 /**
  * `product.id` among the client's products whose name or model article contains `text` (case-insensitive), or
  * whose barcode is `text`: each part a statement of its own over one table, so each is served by its index (the
- * trigram indexes of name and article, P173, each driven by the text's rarest word, P194; the barcode btree)
+ * trigram indexes of name and article, P173, each driven by the text's rarest word, P195; the barcode btree)
  * instead of a filter over the join.
  */
 function matchesText(db: Kysely<DB>, clientId: number, text: string, drivers: ProductTextDrivers) {

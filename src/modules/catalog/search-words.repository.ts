@@ -1,5 +1,5 @@
 /**
- * Which word of a search text drives a trigram index scan (P194).
+ * Which word of a search text drives a trigram index scan (P195).
  *
  * A GIN trigram scan for `ILIKE '%text%'` reads the posting list of every trigram of the text; a word that most
  * rows contain ("product" in "product 1234") makes it read nearly the whole index although few rows match. So a
