@@ -16,7 +16,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { createDatabase } from '../src/db/database.ts';
 import type { DB } from '../src/db/schema.ts';
 import { modelRepository } from '../src/modules/catalog/repository.ts';
-import { orderRepository, productRepository } from '../src/modules/inbound/repository.ts';
+import { orderRepository } from '../src/modules/inbound/repository.ts';
 import { createLargeModel } from './catalog.ts';
 import { createFiftyProductDocument, record } from './inbound.ts';
 import {
@@ -45,8 +45,8 @@ const POOL_SIZE = 10;
 const PRODUCT_LIMIT = 100;
 
 /**
- * The SQL statements the service runs for the uncached document GET (`orderRepository.find`, then
- * `productRepository.listByOrder`) and for the model GET (`modelRepository.find`, then `views` and `products`
+ * The SQL statements the service runs for the uncached document GET (`orderRepository.findWithProducts` with a
+ * page of positions, one statement) and for the model GET (`modelRepository.find`, then `views` and `products`
  * concurrently), as steps: each a list of statements run concurrently, the steps in order.
  */
 async function captureStatements(
@@ -69,10 +69,8 @@ async function captureStatements(
   };
   const { clientId } = context;
   try {
-    await orderRepository.find(db, clientId, orderId);
-    const documentFind = take();
-    await productRepository.listByOrder(db, clientId, orderId, { limit: PRODUCT_LIMIT, offset: 0 });
-    const documentProducts = take();
+    await orderRepository.findWithProducts(db, clientId, orderId, { limit: PRODUCT_LIMIT, offset: 0 });
+    const documentRead = take();
     await modelRepository.find(db, clientId, modelId);
     const modelFind = take();
     await Promise.all([
@@ -80,7 +78,7 @@ async function captureStatements(
       modelRepository.products(db, clientId, modelId),
     ]);
     const modelParts = take();
-    return { document: [documentFind, documentProducts], model: [modelFind, modelParts] };
+    return { document: [documentRead], model: [modelFind, modelParts] };
   } finally {
     await db.destroy();
   }

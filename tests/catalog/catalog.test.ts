@@ -272,6 +272,10 @@ describe('GET /api/product/find', () => {
     expect((await find('limit=4')).json()).not.toHaveProperty('total');
     expect((await find(`article=${model.article}&count=true`)).json()).toMatchObject({ total: 6 });
     expect((await find('query=sand%20m&count=true')).json()).toMatchObject({ total: 1 });
+    // A text of several words matches as one substring, whichever word the index looks up (P195).
+    expect((await find('query=shirt%20SAND&count=true')).json()).toMatchObject({ total: 3 });
+    expect((await find('query=t-shirt%20navy%20l&count=true')).json()).toMatchObject({ total: 1 });
+    expect((await find('query=sand%20shirt&count=true')).json()).toMatchObject({ total: 0, rows: [] });
     expect((await find(`barcode=${model.views[1]?.sizes[2]?.barcode}`)).json()).toMatchObject({
       rows: [{ id: model.views[1]?.sizes[2]?.id }],
     });

@@ -61,7 +61,13 @@ describe('create and read', () => {
     expect(page.status, page.raw).toBe(200);
     expect(page.body.products?.map((row) => row.productId)).toEqual([ids[2]]);
     expect(page.body.totalQuantity).toBe(3);
-    expect((await c.get(order.id)).products).toHaveLength(3);
+    const whole = await c.get(order.id);
+    expect(whole.products).toHaveLength(3);
+    // The document and its page of positions are one read: the same fields as the whole document.
+    expect(page.body).toEqual({ ...whole, products: whole.products?.slice(2) });
+    expect((await c.call<Order>('GET', `/api/inbound/${order.id}?page=2`)).body.products).toEqual([]);
+    const other = await newCaller(t.app, t.runtime);
+    expectError(await other.call('GET', `/api/inbound/${order.id}?limit=2`), 404, 'error_not_found');
   });
 
   it('refuses an organization of another client and a missing productId', async () => {

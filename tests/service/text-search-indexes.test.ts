@@ -129,6 +129,18 @@ describe('trigram indexes serve the query filters', () => {
     expectIndexes(plan, 'product_name_trgm_idx', 'product_model_article_trgm_idx');
   });
 
+  it('product find: a text of several words is looked up by its rarest word, filtered by the whole text', async () => {
+    // Every name holds "product": its trigrams would make the scan read the whole index (P195).
+    const plans = await plansOf((db) =>
+      productFindRepository.page(db, { clientId: account.clientId, query: `product ${NEEDLE}` }, true, 100, {
+        offset: 0,
+      }),
+    );
+    const plan = plans.at(-1);
+    expect(plan).toContain(`Index Cond: (name ~~* '%${NEEDLE}%'::text)`);
+    expect(plan).toContain(`texticlike(name, '%product ${NEEDLE}%'::text)`);
+  });
+
   it('inbound find: name, external order id and tracking number', async () => {
     const [plan] = await plansOf((db) =>
       findRepository.page(db, account.clientId, resolveFindCriteria({ query: NEEDLE })),

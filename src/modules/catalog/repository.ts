@@ -4,6 +4,7 @@
  */
 import { sql, type Insertable, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { drivingWord } from './search-words.repository.ts';
 import type {
   BrandTable,
   CategoryTable,
@@ -245,18 +246,45 @@ function productRows(db: Kysely<DB>, clientId: number) {
     .where((eb) => eb.not(eb.ref('model.deleted')));
 }
 
+/** Words of a product search text that drive its trigram index scans (P195); undefined: the full pattern does. */
+export interface ProductTextDrivers {
+  name?: string;
+  article?: string;
+}
+
+/** The driving words of `text` for the name and the article index, from the columns' statistics samples. */
+export async function productTextDrivers(db: Kysely<DB>, text: string): Promise<ProductTextDrivers> {
+  const [name, article] = await Promise.all([
+    drivingWord(db, 'product.name', text),
+    drivingWord(db, 'product_model.article', text),
+  ]);
+  return { name, article };
+}
+
+/**
+ * `column ILIKE pattern`: with a driving word, the index looks up `%word%` and the full pattern filters the rows
+ * it finds (`texticlike` is the function of `ILIKE`, written as a call so it stays out of the index scan, P195).
+ */
+function ilikeDriven(column: string, pattern: string, word: string | undefined) {
+  const ref = sql.ref(column);
+  return word === undefined
+    ? sql<SqlBool>`${ref} ilike ${pattern}`
+    : sql<SqlBool>`${ref} ilike ${`%${escapeLike(word)}%`} and texticlike(${ref}, ${pattern})`;
+}
+
 /**
  * `product.id` among the client's products whose name or model article contains `text` (case-insensitive), or
  * whose barcode is `text`: each part a statement of its own over one table, so each is served by its index (the
- * trigram indexes of name and article, P173; the barcode btree) instead of a filter over the join.
+ * trigram indexes of name and article, P173, each driven by the text's rarest word, P195; the barcode btree)
+ * instead of a filter over the join.
  */
-function matchesText(db: Kysely<DB>, clientId: number, text: string) {
+function matchesText(db: Kysely<DB>, clientId: number, text: string, drivers: ProductTextDrivers) {
   const pattern = `%${escapeLike(text)}%`;
   return sql<SqlBool>`product.id in (${db
     .selectFrom('product as named')
     .select('named.id')
     .where('named.client_id', '=', clientId)
-    .where('named.name', 'ilike', pattern)
+    .where(ilikeDriven('named.name', pattern, drivers.name))
     .union(
       db
         .selectFrom('product_model as model')
@@ -268,7 +296,7 @@ function matchesText(db: Kysely<DB>, clientId: number, text: string) {
         .select('of_model.id')
         .where('model.client_id', '=', clientId)
         .where('of_model.client_id', '=', clientId)
-        .where('model.article', 'ilike', pattern),
+        .where(ilikeDriven('model.article', pattern, drivers.article)),
     )
     .union(
       db
@@ -279,10 +307,10 @@ function matchesText(db: Kysely<DB>, clientId: number, text: string) {
     )})`;
 }
 
-function filtered(db: Kysely<DB>, criteria: ProductCriteria) {
+function filtered(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers) {
   return productRows(db, criteria.clientId)
     .$if(criteria.query !== undefined, (qb) =>
-      qb.where(matchesText(db, criteria.clientId, criteria.query as string)),
+      qb.where(matchesText(db, criteria.clientId, criteria.query as string, drivers)),
     )
     .$if(criteria.modelId !== undefined, (qb) =>
       qb.where('product.model_id', '=', criteria.modelId as number),
@@ -318,13 +346,13 @@ const needsModel = (criteria: ProductCriteria) =>
   criteria.article !== undefined || criteria.brandId !== undefined || criteria.categoryId !== undefined;
 
 /** The client's live products filtered by product columns only (models are never deleted without them). */
-function productsOnly(db: Kysely<DB>, criteria: ProductCriteria) {
+function productsOnly(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers) {
   return db
     .selectFrom('product')
     .where('client_id', '=', criteria.clientId)
     .where((eb) => eb.not(eb.ref('deleted')))
     .$if(criteria.query !== undefined, (qb) =>
-      qb.where(matchesText(db, criteria.clientId, criteria.query as string)),
+      qb.where(matchesText(db, criteria.clientId, criteria.query as string, drivers)),
     )
     .$if(criteria.modelId !== undefined, (qb) => qb.where('model_id', '=', criteria.modelId as number))
     .$if(criteria.barcode !== undefined, (qb) => qb.where('barcode', '=', criteria.barcode as string))
@@ -343,26 +371,27 @@ export type ProductPageStart = { offset: number } | { afterId: number };
  * A page has `limit + 1` rows when there is a next one.
  */
 export const productFindRepository = {
-  page: (
+  page: async (
     db: Kysely<DB>,
     criteria: ProductCriteria,
     ascending: boolean,
     limit: number,
     from: ProductPageStart,
   ) => {
+    const drivers = criteria.query === undefined ? {} : await productTextDrivers(db, criteria.query);
     const direction = ascending ? 'asc' : 'desc';
     const offset = 'offset' in from ? from.offset : 0;
     const afterId = 'afterId' in from ? from.afterId : undefined;
     const after = ascending ? '>' : '<';
     if (needsModel(criteria))
-      return filtered(db, criteria)
+      return filtered(db, criteria, drivers)
         .select(ROW_COLUMNS)
         .$if(afterId !== undefined, (qb) => qb.where('product.id', after, afterId as number))
         .orderBy('product.id', direction)
         .limit(limit + 1)
         .offset(offset)
         .execute();
-    const ids = productsOnly(db, criteria)
+    const ids = productsOnly(db, criteria, drivers)
       .select('id')
       .$if(afterId !== undefined, (qb) => qb.where('id', after, afterId as number))
       .orderBy('id', direction)
@@ -374,14 +403,16 @@ export const productFindRepository = {
       .orderBy('product.id', direction)
       .execute();
   },
-  count: async (db: Kysely<DB>, criteria: ProductCriteria) =>
-    Number(
+  count: async (db: Kysely<DB>, criteria: ProductCriteria) => {
+    const drivers = criteria.query === undefined ? {} : await productTextDrivers(db, criteria.query);
+    return Number(
       (
-        await (needsModel(criteria) ? filtered(db, criteria) : productsOnly(db, criteria))
+        await (needsModel(criteria) ? filtered(db, criteria, drivers) : productsOnly(db, criteria, drivers))
           .select((eb) => eb.fn.countAll<string>().as('total'))
           .executeTakeFirstOrThrow()
       ).total,
-    ),
+    );
+  },
   /** Rows of the given products of `clientId` (event bodies of the caller's own change). */
   byIds: (db: Kysely<DB>, clientId: number, ids: readonly number[]) =>
     ids.length === 0

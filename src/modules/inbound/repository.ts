@@ -158,17 +158,22 @@ export const orderRepository = {
       .executeTakeFirstOrThrow(),
 
   /**
-   * The document of `clientId` with all its positions, read in one statement (one snapshot, one round trip:
-   * the read path of `GET /api/inbound/{orderId}`).
+   * The document of `clientId` with all its positions, or with one page of them by position id, read in one
+   * statement (one snapshot, one round trip: the read path of `GET /api/inbound/{orderId}`, paged or not).
    */
   findWithProducts: async (
     db: Kysely<DB>,
     clientId: number,
     id: number,
+    page?: { limit: number; offset: number },
   ): Promise<{ order: OrderRow; products: OrderProductRow[] } | undefined> => {
+    const positions =
+      page === undefined
+        ? sql`inbound_order_product p where p.client_id = ${clientId} and p.order_id = o.id`
+        : sql`(select * from inbound_order_product where client_id = ${clientId} and order_id = o.id
+                order by id limit ${page.limit} offset ${page.offset}) p`;
     const result = await sql<OrderRow & { products_json: Array<Record<string, unknown>> }>`
-      select o.*, (select coalesce(json_agg(p order by p.id), '[]'::json) from inbound_order_product p
-                   where p.client_id = ${clientId} and p.order_id = o.id) as products_json
+      select o.*, (select coalesce(json_agg(p order by p.id), '[]'::json) from ${positions}) as products_json
       from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`.execute(db);
     const row = result.rows[0];
     if (!row) return undefined;

@@ -338,16 +338,15 @@ export class InboundService {
     query: OrderGetQuery,
   ): Promise<{ body: string; versionId: number }> {
     if (query.limit !== undefined || query.page !== undefined) {
-      const order = await orderRepository.find(this.db, principal.clientId, id);
-      if (!order) throw notFound('order', id);
       const limit = query.limit ?? 100;
-      const products = await productRepository.listByOrder(this.db, principal.clientId, id, {
+      const found = await orderRepository.findWithProducts(this.db, principal.clientId, id, {
         limit,
         offset: ((query.page ?? 1) - 1) * limit,
       });
+      if (!found) throw notFound('order', id);
       return {
-        body: JSON.stringify(presentOrder(order, products, this.baseUrl)),
-        versionId: order.version_id,
+        body: JSON.stringify(presentOrder(found.order, found.products, this.baseUrl)),
+        versionId: found.order.version_id,
       };
     }
     const cached = this.caches.documents.get(id, principal.clientId);

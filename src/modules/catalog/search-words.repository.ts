@@ -1,0 +1,81 @@
+/**
+ * Which word of a search text drives a trigram index scan (P195).
+ *
+ * A GIN trigram scan for `ILIKE '%text%'` reads the posting list of every trigram of the text; a word that most
+ * rows contain ("product" in "product 1234") makes it read nearly the whole index although few rows match. So a
+ * search filters by the full pattern (not indexable, `texticlike`, the function behind `ILIKE`) and lets the
+ * index find the rows containing its rarest word only. Which word is rarest is judged as the planner judges a
+ * pattern: by the share of the column's statistics sample (`pg_stats`: most common values and histogram bounds)
+ * that contains it. The answer never depends on the choice, only the cost does.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+/** Columns searched by a trigram index whose sample is consulted. */
+export type SampledColumn = 'product.name' | 'product_model.article';
+
+/** A column's sample is read again after this long (statistics change only on ANALYZE). */
+const SAMPLE_TTL_MS = 10 * 60_000;
+/** pg_trgm extracts no trigram from an unanchored word shorter than this: it could not drive the index. */
+const MIN_WORD_LENGTH = 3;
+
+interface Sample {
+  values: string[];
+  readAt: number;
+}
+
+/** Samples per database handle, so two databases (tests) never share one. */
+const samples = new WeakMap<Kysely<DB>, Map<SampledColumn, Promise<Sample>>>();
+
+async function readSample(db: Kysely<DB>, column: SampledColumn): Promise<Sample> {
+  const [table, attribute] = column.split('.') as [string, string];
+  // pg_stats shows `anyarray` columns; their text form is a valid text[] literal for any element type.
+  const result = await sql<{ mcv: string[] | null; histogram: string[] | null }>`
+    select most_common_vals::text::text[] as mcv, histogram_bounds::text::text[] as histogram
+    from pg_stats
+    where schemaname = current_schema() and tablename = ${table} and attname = ${attribute}`.execute(db);
+  const values = result.rows.flatMap((row) => [...(row.mcv ?? []), ...(row.histogram ?? [])]);
+  return { values: values.map((value) => value.toLowerCase()), readAt: Date.now() };
+}
+
+/** The column's statistics sample, lower-cased; read once per `SAMPLE_TTL_MS`. */
+async function sampleOf(db: Kysely<DB>, column: SampledColumn): Promise<Sample> {
+  const byColumn = samples.get(db) ?? new Map<SampledColumn, Promise<Sample>>();
+  samples.set(db, byColumn);
+  const cached = byColumn.get(column);
+  if (cached !== undefined) {
+    const sample = await cached;
+    if (Date.now() - sample.readAt < SAMPLE_TTL_MS) return sample;
+  }
+  // Concurrent searches after the expiry may each read it once; the last read is kept.
+  const read = readSample(db, column);
+  byColumn.set(column, read);
+  // A failed read is not kept: the next search asks again.
+  read.catch(() => byColumn.delete(column));
+  return read;
+}
+
+/**
+ * The word of `text` the trigram index of `column` should look up: the one contained in the fewest sampled
+ * values (ties: the longer), among the words pg_trgm can index (letters and digits, at least 3 of them).
+ * @returns the word, or undefined when no word qualifies or the text is that one word (then the full pattern
+ *   drives the index as it is)
+ */
+export async function drivingWord(
+  db: Kysely<DB>,
+  column: SampledColumn,
+  text: string,
+): Promise<string | undefined> {
+  const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].filter(
+    (word) => word.length >= MIN_WORD_LENGTH,
+  );
+  if (words.length === 0 || (words.length === 1 && words[0] === text.trim().toLowerCase())) return undefined;
+  const { values } = await sampleOf(db, column);
+  let best: { word: string; share: number } | undefined;
+  for (const word of words) {
+    const share = values.filter((value) => value.includes(word)).length;
+    if (best === undefined || share < best.share || (share === best.share && word.length > best.word.length))
+      best = { word, share };
+  }
+  return best?.word;
+}
