@@ -137,6 +137,12 @@ describe('trigram indexes serve the query filters', () => {
       }),
     );
     const plan = plans.at(-1);
+    if (plan?.startsWith('->  Task')) {
+      // Citus: the coordinator holds no statistics of a distributed table, so no word is chosen and the full
+      // pattern is the condition (P195); the worker plans it on its shard's statistics (docs/scale-out.md).
+      expect(plan).toContain(`name ~~* '%product ${NEEDLE}%'::text`);
+      return;
+    }
     expect(plan).toContain(`Index Cond: (name ~~* '%${NEEDLE}%'::text)`);
     expect(plan).toContain(`texticlike(name, '%product ${NEEDLE}%'::text)`);
   });

@@ -58,8 +58,9 @@ async function sampleOf(db: Kysely<DB>, column: SampledColumn): Promise<Sample> 
 /**
  * The word of `text` the trigram index of `column` should look up: the one contained in the fewest sampled
  * values (ties: the longer), among the words pg_trgm can index (letters and digits, at least 3 of them).
- * @returns the word, or undefined when no word qualifies or the text is that one word (then the full pattern
- *   drives the index as it is)
+ * @returns the word, or undefined when no word qualifies, the text is that one word, or the column has no
+ *   statistics (a table never analyzed; on Citus the coordinator's, whose statistics live on the workers' shards):
+ *   then the full pattern drives the index as it is (P173)
  */
 export async function drivingWord(
   db: Kysely<DB>,
@@ -71,6 +72,7 @@ export async function drivingWord(
   );
   if (words.length === 0 || (words.length === 1 && words[0] === text.trim().toLowerCase())) return undefined;
   const { values } = await sampleOf(db, column);
+  if (values.length === 0) return undefined;
   let best: { word: string; share: number } | undefined;
   for (const word of words) {
     const share = values.filter((value) => value.includes(word)).length;
