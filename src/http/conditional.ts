@@ -10,6 +10,8 @@
  * - `PATCH`/`PUT` with `If-Match` → the version the change must apply to, the alternative to `versionId` in the
  *   body; a stale one is 409 `error_version_conflict` like a stale `versionId` (D5.2, D11.1). Malformed, several
  *   versions, or a `versionId` that differs → 400 `error_validation` `{field: 'If-Match'}`.
+ * - `Cache-Control: no-cache` or `max-age=0` (RFC 9111 §5.2.1), or `Pragma: no-cache` (§5.4), asks a cached
+ *   answer to be revalidated against the database first (P198).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { validationError } from './errors.ts';
@@ -60,6 +62,19 @@ function parseTagList(header: string): '*' | ListedTag[] | undefined {
 /** A header's single value (Node joins repeated `If-*` lines with `, `). */
 const headerText = (value: string | string[] | undefined) =>
   Array.isArray(value) ? value.join(', ') : value;
+
+// A request directive that forbids an answer from a cache without revalidation (RFC 9111 §5.2.1.1, §5.2.1.4).
+const REVALIDATE_DIRECTIVE = /(?:^|,)\s*(?:no-cache|max-age\s*=\s*"?0+"?)\s*(?:,|$)/i;
+
+/**
+ * Whether the request asks for revalidation (`Cache-Control: no-cache` or `max-age=0`, `Pragma: no-cache`):
+ * then a cached answer is checked against the stored version before it is served (P198).
+ */
+export function wantsRevalidation(request: FastifyRequest): boolean {
+  const cacheControl = headerText(request.headers['cache-control']);
+  if (cacheControl !== undefined) return REVALIDATE_DIRECTIVE.test(cacheControl);
+  return REVALIDATE_DIRECTIVE.test(headerText(request.headers.pragma) ?? '');
+}
 
 /**
  * Sets `ETag: tag` on `reply` and answers a matching `If-None-Match` (weak comparison, RFC 9110 §13.1.2).

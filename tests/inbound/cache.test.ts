@@ -1,12 +1,14 @@
 /**
  * The cached read path of `GET /api/inbound/{orderId}`: hits skip the database, every change is visible to
- * the next GET of the same process, a change made by another process invalidates through notifications, a
- * foreign client gets the same 404, and a read racing a change never stores stale data.
+ * the next GET of the same process, a change made by another process invalidates through notifications and is
+ * seen at once by a GET that asks to revalidate (P198), a foreign client gets the same 404, and a read racing a
+ * change never stores stale data.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ResponseCache, orderChangeKeys } from '../../src/modules/inbound/order-cache.ts';
 import { VersionReads } from '../../src/modules/inbound/version-reads.ts';
+import type { Order } from '../../src/modules/inbound/schemas.ts';
 import { expectError, newCaller, productId, type Caller } from './support.ts';
 
 let first: TestApp;
@@ -30,6 +32,26 @@ const renameInDatabase = (caller: Caller, id: number, name: string) =>
     .where('client_id', '=', caller.account.clientId)
     .where('id', '=', id)
     .execute();
+
+/** Changes a document's name and version behind the service's back, with no notification. */
+const changeInDatabase = (caller: Caller, id: number, name: string) =>
+  first.runtime.database.db
+    .updateTable('inbound_order')
+    .set((eb) => ({ name, version_id: eb('version_id', '+', 1) }))
+    .where('client_id', '=', caller.account.clientId)
+    .where('id', '=', id)
+    .execute();
+
+/** Reads a document through `app` with the request headers `headers` (e.g. `Cache-Control`). */
+async function getWith(app: TestApp['app'], id: number, headers: Record<string, string>): Promise<Order> {
+  const response = await app.inject({
+    method: 'GET',
+    url: `/api/inbound/${id}`,
+    headers: { authorization: c1.account.writeToken, ...headers },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<Order>();
+}
 
 describe('GET cache', () => {
   it('serves repeated reads from memory and shows a change at the next GET', async () => {
@@ -71,7 +93,30 @@ describe('GET cache', () => {
     });
   });
 
-  it("shows another process's answered change to every concurrent GET at once (P36, P185)", async () => {
+  it('serves a hit without reading the database unless the request asks to revalidate (P198)', async () => {
+    const order = await c1.create({ name: 'one' });
+    await c1.get(order.id);
+    const asks: Array<Record<string, string>> = [
+      { 'cache-control': 'no-cache' },
+      { 'cache-control': 'max-age=0' },
+      { pragma: 'no-cache' },
+    ];
+    for (const [round, headers] of asks.entries()) {
+      await changeInDatabase(c1, order.id, `behind ${round}`);
+      expect((await c1.get(order.id)).name).toBe(round === 0 ? 'one' : `behind ${round - 1}`);
+      expect((await getWith(first.app, order.id, { 'cache-control': 'max-age=60' })).versionId).toBe(
+        round + 1,
+      );
+      expect(await getWith(first.app, order.id, headers)).toMatchObject({
+        name: `behind ${round}`,
+        versionId: round + 2,
+      });
+      // the revalidated read is cached in its place
+      expect((await c1.get(order.id)).name).toBe(`behind ${round}`);
+    }
+  });
+
+  it("shows another process's answered change to every concurrent GET that asks to revalidate (P185, P198)", async () => {
     const orders = [await c1.create({ name: 'one' }), await c1.create({ name: 'one' })];
     for (const order of orders) await c1.get(order.id);
     const response = await second.app.inject({
@@ -83,7 +128,9 @@ describe('GET cache', () => {
     expect(response.statusCode, response.body).toBe(200);
     // no waiting for the notification: the coalesced version check reads after these GETs arrived
     const reads = await Promise.all(
-      Array.from({ length: 20 }, (_, index) => c1.get((orders[index % 2] as { id: number }).id)),
+      Array.from({ length: 20 }, (_, index) =>
+        getWith(first.app, (orders[index % 2] as { id: number }).id, { 'cache-control': 'no-cache' }),
+      ),
     );
     expect(reads.map((order) => order.name)).toEqual(
       Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? 'from second' : 'one')),

@@ -2,7 +2,8 @@
  * Caches and a lost change listener (issue 6 defect 1, P36), across two service processes on one database:
  * while this process's LISTEN connection is down (its backend terminated), nothing is served from or stored in
  * its caches, so a change or a token revocation committed by the other process in that gap is seen at once; once
- * LISTEN is back the caches start empty. A document GET right after another process's 200 is never stale.
+ * LISTEN is back the caches start empty. A document GET that asks to revalidate (`Cache-Control: no-cache`,
+ * P198) right after another process's 200 is never stale.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -14,7 +15,8 @@ import {
   type ServiceProcess,
 } from '../helpers/service-process.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
-import { createOrder, getOrder, send } from '../helpers/inbound.ts';
+import { createOrder, expectHal, getOrder, send } from '../helpers/inbound.ts';
+import type { Order } from '../../src/modules/inbound/schemas.ts';
 
 let t: TestApp;
 let other: ServiceProcess;
@@ -100,7 +102,7 @@ describe('a lost change listener', () => {
     expect(inGap).toBe(true);
   });
 
-  it('shows another process’s committed change at the next GET, before any notification', async () => {
+  it('shows another process’s committed change at the next GET that asks to revalidate, before any notification', async () => {
     const order = await createOrder(t.app, account.writeToken, {
       organizationId: account.organizationId,
       type: 'FBS',
@@ -108,7 +110,13 @@ describe('a lost change listener', () => {
     for (let round = 1; round <= 50; round++) {
       await getOrder(t.app, account.writeToken, order.id); // cached
       await callOther('PATCH', '/api/inbound/', account.writeToken, { id: order.id, name: `round ${round}` });
-      const seen = await getOrder(t.app, account.writeToken, order.id);
+      const seen = expectHal<Order>(
+        await send(t.app, account.writeToken, {
+          method: 'GET',
+          url: `/api/inbound/${order.id}`,
+          headers: { 'cache-control': 'no-cache' },
+        }),
+      );
       expect({ name: seen.name, versionId: seen.versionId }).toEqual({
         name: `round ${round}`,
         versionId: round + 1,

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { answerNotModified, entityTag, requiredVersion } from '../../http/conditional.ts';
+import { answerNotModified, entityTag, requiredVersion, wantsRevalidation } from '../../http/conditional.ts';
 import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
 import type { InboundServices } from './group.ts';
 import {
@@ -180,7 +180,12 @@ export const inboundRoutes =
       },
       async (request, reply) => {
         const id = parseId('order', request.params.orderId);
-        const { body, versionId } = await orders.getOrderBody(request.principal, id, request.query);
+        const { body, versionId } = await orders.getOrderBody(
+          request.principal,
+          id,
+          request.query,
+          wantsRevalidation(request),
+        );
         const { limit, page } = request.query;
         const variant =
           limit === undefined && page === undefined ? '' : `limit${limit ?? 100}-page${page ?? 1}`;

@@ -330,12 +330,15 @@ export class InboundService {
   /**
    * The serialized body of `GET /api/inbound/{orderId}` (with products) and the `versionId` it shows (for its
    * entity tag, P133), from the cache when possible. Product paging (`limit`/`page`) bypasses the cache.
+   * @param revalidate whether a cache hit must first be checked against the stored `versionId` (the request's
+   *   `Cache-Control: no-cache`, P198)
    * @throws 404 `error_not_found` for a missing or foreign id (D2.5)
    */
   async getOrderBody(
     principal: Principal,
     id: number,
     query: OrderGetQuery,
+    revalidate = false,
   ): Promise<{ body: string; versionId: number }> {
     if (query.limit !== undefined || query.page !== undefined) {
       const limit = query.limit ?? 100;
@@ -350,12 +353,13 @@ export class InboundService {
       };
     }
     const cached = this.caches.documents.get(id, principal.clientId);
-    // A hit is checked against the stored versionId, read after the request arrived: a change another process
-    // committed and answered is seen at once, even before its notification arrives (P36). Concurrent checks
-    // share one query (P185).
+    // The cache serves only while the change listener is connected, so a hit is as fresh as the last
+    // notification (P36, P198). Asked to revalidate, a hit is checked against the stored versionId read after
+    // the request arrived: a change another process committed and answered is seen even before its
+    // notification arrives. Concurrent checks share one query (P185).
     if (
       cached?.version !== undefined &&
-      cached.version === (await this.versionReads.versionOf(principal.clientId, id))
+      (!revalidate || cached.version === (await this.versionReads.versionOf(principal.clientId, id)))
     )
       return { body: cached.body, versionId: cached.version };
     const readStartedAt = this.caches.documents.beginRead();
