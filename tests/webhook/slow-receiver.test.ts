@@ -23,6 +23,7 @@ import {
   startReceiver,
   waitFor,
   WEBHOOK_TEST_ENV,
+  type DeliveryJobRow,
   type OwnDatabase,
   type Receiver,
 } from '../fixtures/webhook-kit.ts';
@@ -129,10 +130,13 @@ describe('slow receiver', () => {
 
     // (b) Released, the held deliveries are recorded DELIVERED once; their watchdogs then find them stale.
     for (const release of held) release();
-    await waitFor('the held deliveries recorded', async () =>
-      (await deliveriesOf(slow)).every((row) => row.status === 'DELIVERED'),
+    // The outcome is recorded before its send leaves the background count.
+    await waitFor(
+      'the held deliveries recorded and their sends ended',
+      async () =>
+        (await deliveriesOf(slow)).every((row) => row.status === 'DELIVERED') &&
+        dispatcherOf(t).backgroundSends === 0,
     );
-    expect(dispatcherOf(t).backgroundSends).toBe(0);
     await waitFor(
       'the watchdog jobs done',
       async () =>
@@ -264,9 +268,12 @@ describe('slow receiver and a crash', () => {
         .execute();
       const deliveryId = delivery!.id;
       // The batch is done and its attempt covered by a watchdog: no expiry of an active job can redeliver it.
+      let jobsSeen: DeliveryJobRow[] = [];
       await waitFor('the held batch completed', async () => {
-        const jobs = await deliveryJobs(db.db, [deliveryId]);
-        return jobs.length === 2 && jobs[0]!.state === 'completed';
+        jobsSeen = await deliveryJobs(db.db, [deliveryId]);
+        return jobsSeen.length === 2 && jobsSeen[0]!.state === 'completed';
+      }).catch((error: Error) => {
+        throw new Error(`${error.message}; jobs ${JSON.stringify(jobsSeen)}\n${first.output()}`);
       });
       expect((await deliveryJobs(db.db, [deliveryId])).map((job) => [job.a, job.state])).toEqual([
         [0, 'completed'],
