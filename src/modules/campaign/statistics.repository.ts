@@ -17,6 +17,7 @@ import {
   type SqlBool,
 } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { idRows } from '../../db/id-rows.ts';
 import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import type { CampaignStatus, CampaignType } from '../../connectors/market1/connector.ts';
 import { campaignConditions, type CampaignSortField, type ResolvedCampaignFilter } from './filter.ts';
@@ -401,11 +402,22 @@ export const statisticsRepository = {
     organizationIds: readonly number[],
   ): Promise<number | undefined> {
     const unique = [...new Set(organizationIds)];
+    if (unique.length === 0) return undefined;
+    // each organization looked up by its key (P197)
     const owned = await db
-      .selectFrom('organization')
-      .select('id')
-      .where('client_id', '=', clientId)
-      .where('id', 'in', unique)
+      .selectFrom(idRows(unique, 't'))
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('organization')
+            .select('id')
+            .where('client_id', '=', clientId)
+            .whereRef('id', '=', 't.id')
+            .offset(0)
+            .as('o'),
+        (join) => join.onTrue(),
+      )
+      .select('o.id')
       .execute();
     const ids = new Set(owned.map((row) => row.id));
     return unique.find((id) => !ids.has(id));

@@ -7,6 +7,7 @@
 import { Type, type Static } from 'typebox';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { idRows } from '../../db/id-rows.ts';
 import { validationError } from '../../http/errors.ts';
 import { Int64 } from '../../http/schemas.ts';
 import type { ParameterLevel, ValueType } from './tables.ts';
@@ -128,15 +129,25 @@ export async function storedValues(
   const byEntity = new Map<string, ParamValue[]>();
   for (const { level, ids } of entities) {
     if (ids.length === 0) continue;
+    // each entity's values looked up by its key (P197)
     const rows = await db
-      .selectFrom('parameter_value')
-      .select(['entity_id', 'parameter_id', 'value'])
-      .where('client_id', '=', clientId)
-      .where('level', '=', level)
-      .where('entity_id', 'in', ids)
-      .orderBy('entity_id')
-      .orderBy('parameter_id')
-      .orderBy('position')
+      .selectFrom(idRows(ids, 't'))
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('parameter_value')
+            .select(['entity_id', 'parameter_id', 'value', 'position'])
+            .where('client_id', '=', clientId)
+            .where('level', '=', level)
+            .whereRef('entity_id', '=', 't.id')
+            .offset(0)
+            .as('v'),
+        (join) => join.onTrue(),
+      )
+      .select(['v.entity_id', 'v.parameter_id', 'v.value'])
+      .orderBy('v.entity_id')
+      .orderBy('v.parameter_id')
+      .orderBy('v.position')
       .execute();
     for (const row of rows) {
       const key = `${level}:${row.entity_id}`;

@@ -4,6 +4,7 @@
  */
 import { sql, type Insertable, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { idRows } from '../../db/id-rows.ts';
 import { drivingWord } from './search-words.repository.ts';
 import type {
   BrandTable,
@@ -195,18 +196,27 @@ export const productRepository = {
       .where((eb) => eb.not(eb.ref('product_model.deleted')))
       .forUpdate()
       .executeTakeFirst(),
-  /** Which of `ids` are live products of the client. */
+  /** Which of `ids` are live products of the client (each looked up by its key, P197). */
   existing: async (db: Kysely<DB>, clientId: number, ids: readonly number[]) =>
     ids.length === 0
       ? new Set<number>()
       : new Set(
           (
             await db
-              .selectFrom('product')
-              .select('id')
-              .where('client_id', '=', clientId)
-              .where('id', 'in', [...ids])
-              .where((eb) => eb.not(eb.ref('deleted')))
+              .selectFrom(idRows(ids, 't'))
+              .innerJoinLateral(
+                (eb) =>
+                  eb
+                    .selectFrom('product')
+                    .select('id')
+                    .where('client_id', '=', clientId)
+                    .whereRef('id', '=', 't.id')
+                    .where((inner) => inner.not(inner.ref('deleted')))
+                    .offset(0)
+                    .as('p'),
+                (join) => join.onTrue(),
+              )
+              .select('p.id')
               .execute()
           ).map((row) => row.id),
         ),

@@ -1,6 +1,7 @@
 /** SQL of the keyword group (D6); every query is scoped by the caller's client. */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { idRows } from '../../db/id-rows.ts';
 import { escapeLike } from '../catalog/repository.ts';
 import type { KeywordEntityType } from './tables.ts';
 
@@ -27,16 +28,25 @@ export const keywordRepository = {
       .onConflict((conflict) => conflict.doNothing())
       .execute();
   },
-  /** The client's groups among `ids` (locked for a change when `lock`). */
+  /** The client's groups among `ids` (locked for a change when `lock`), each looked up by its key (P197). */
   groupsOf: (db: Kysely<DB>, clientId: number, ids: readonly number[], lock = false) =>
     ids.length === 0
       ? Promise.resolve([])
       : db
-          .selectFrom('keyword_group')
-          .selectAll()
-          .where('client_id', '=', clientId)
-          .where('id', 'in', [...ids])
-          .$if(lock, (qb) => qb.forUpdate())
+          .selectFrom(idRows(ids, 't'))
+          .innerJoinLateral(
+            (eb) =>
+              eb
+                .selectFrom('keyword_group')
+                .selectAll()
+                .where('client_id', '=', clientId)
+                .whereRef('id', '=', 't.id')
+                .offset(0)
+                .$if(lock, (qb) => qb.forUpdate())
+                .as('g'),
+            (join) => join.onTrue(),
+          )
+          .selectAll('g')
           .execute(),
   /** Group ids of the client, optionally those whose name or a keyword matches `word` (case-insensitive). */
   groupIds: async (db: Kysely<DB>, clientId: number, word?: string) =>
@@ -65,14 +75,28 @@ export const keywordRepository = {
         .orderBy('g.id')
         .execute()
     ).map((row) => row.id),
-  /** The keywords of `groupIds` with their `usingQuantity`, by group then id. */
+  /** The keywords of `groupIds` with their `usingQuantity`, by group then id; each group's looked up by its key (P197). */
   keywordsOf: (db: Kysely<DB>, clientId: number, groupIds: readonly number[]) =>
     groupIds.length === 0
       ? Promise.resolve([])
       : db
-          .selectFrom('keyword as k')
+          .selectFrom(idRows(groupIds, 't'))
+          .innerJoinLateral(
+            (eb) =>
+              eb
+                .selectFrom('keyword')
+                .select(['client_id', 'id', 'group_id', 'name'])
+                .where('client_id', '=', clientId)
+                .whereRef('group_id', '=', 't.id')
+                .offset(0)
+                .as('k'),
+            (join) => join.onTrue(),
+          )
           .leftJoin('keyword_attachment as a', (join) =>
-            join.onRef('a.client_id', '=', 'k.client_id').onRef('a.keyword_id', '=', 'k.id'),
+            join
+              .on('a.client_id', '=', clientId)
+              .onRef('a.client_id', '=', 'k.client_id')
+              .onRef('a.keyword_id', '=', 'k.id'),
           )
           .select([
             'k.id',
@@ -80,8 +104,6 @@ export const keywordRepository = {
             'k.name',
             (eb) => eb.fn.count<string>('a.keyword_id').as('using_quantity'),
           ])
-          .where('k.client_id', '=', clientId)
-          .where('k.group_id', 'in', [...groupIds])
           .groupBy(['k.id', 'k.group_id', 'k.name'])
           .orderBy('k.group_id')
           .orderBy('k.id')
