@@ -268,15 +268,7 @@ async function captureStatements(clientId: number): Promise<void> {
         deliveryRepository.recordAttempts(
           trx,
           clientId,
-          [ids.delivery, ids.delivery + 1].map((id) => ({
-            id,
-            expectedAttempts: 0,
-            status: 'DELIVERED' as const,
-            statusCode: 200,
-            error: null,
-            nextAttemptAt: null,
-            deliveredAt: new Date(),
-          })),
+          [ids.delivery, ids.delivery + 1].map(deliveredAttempt),
         ),
       );
       await step('delivery defer', () =>
@@ -297,6 +289,17 @@ async function captureStatements(clientId: number): Promise<void> {
       if (error !== rollback) throw error;
     });
 }
+
+/** A first attempt of delivery `id` that succeeded, as the dispatcher records it. */
+const deliveredAttempt = (id: number) => ({
+  id,
+  expectedAttempts: 0,
+  status: 'DELIVERED' as const,
+  statusCode: 200,
+  error: null,
+  nextAttemptAt: null,
+  deliveredAt: new Date(),
+});
 
 interface PlanNode {
   'Node Type': string;
@@ -650,19 +653,7 @@ describe('statements keyed by several ids on the statistics of a young database'
             deliveryRepository.loadForDispatch(trx, clientId, ids.deliveries),
           );
           await step('delivery attempts', () =>
-            deliveryRepository.recordAttempts(
-              trx,
-              clientId,
-              ids.deliveries.map((id) => ({
-                id,
-                expectedAttempts: 0,
-                status: 'DELIVERED' as const,
-                statusCode: 200,
-                error: null,
-                nextAttemptAt: null,
-                deliveredAt: new Date(),
-              })),
-            ),
+            deliveryRepository.recordAttempts(trx, clientId, ids.deliveries.map(deliveredAttempt)),
           );
           await step('delivery defer', () =>
             deliveryRepository.defer(
