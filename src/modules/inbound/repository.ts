@@ -14,6 +14,7 @@ import {
   type Updateable,
 } from 'kysely';
 import type { DB, InboundOrderProductTable, InboundOrderTable } from '../../db/schema.ts';
+import { idRows } from '../../db/id-rows.ts';
 import type { DateRange } from './find-filter.ts';
 import type { OrderHistoryRow, OrderProductRow, OrderRow } from './presenter.ts';
 
@@ -30,18 +31,8 @@ export interface HistoryEntry {
   userId: number;
 }
 
-const idsParam = (ids: readonly number[]) => sql`${ids}::bigint[]`;
-
 /** The distinct `ids` in ascending order: the order in which statements of one id each lock their rows. */
 const inIdOrder = (ids: readonly number[]) => [...new Set(ids)].sort((a, b) => a - b);
-
-/**
- * The distinct `ids` as rows `t(id)`, each looked up in a lateral subquery `where client_id = $c and id = t.id`
- * with `for update` or `offset 0`, which the planner does not flatten: an equality on both columns of the primary
- * key `(client_id, id)` is its index condition under any statistics (P193).
- */
-const idRows = (ids: readonly number[]) =>
-  sql`(select distinct id from unnest(${idsParam(ids)}) as requested(id))`;
 
 function historyConditions(
   eb: ExpressionBuilder<DB, 'inbound_order_history'>,
@@ -74,7 +65,7 @@ export const orderRepository = {
   versionsOf: async (db: Kysely<DB>, clientId: number, ids: number[]): Promise<Map<number, number>> => {
     const rows = (
       await sql<{ id: number; version_id: number }>`
-        select o.id, o.version_id from ${idRows(ids)} t
+        select o.id, o.version_id from ${idRows(ids, 't')}
         cross join lateral (
           select id, version_id from inbound_order where client_id = ${clientId} and id = t.id offset 0
         ) o`.execute(db)
@@ -95,7 +86,7 @@ export const orderRepository = {
   findMany: async (db: Kysely<DB>, clientId: number, ids: readonly number[]): Promise<OrderRow[]> =>
     (
       await sql<OrderRow>`
-        select o.* from ${idRows(ids)} t
+        select o.* from ${idRows(ids, 't')}
         cross join lateral (
           select * from inbound_order where client_id = ${clientId} and id = t.id offset 0
         ) o`.execute(db)
@@ -109,7 +100,7 @@ export const orderRepository = {
   ): Promise<Array<{ id: number; deleted: boolean }>> =>
     (
       await sql<{ id: number; deleted: boolean }>`
-        select o.id, o.deleted from ${idRows(ids)} t
+        select o.id, o.deleted from ${idRows(ids, 't')}
         cross join lateral (
           select id, deleted from inbound_order where client_id = ${clientId} and id = t.id for update
         ) o`.execute(db)
@@ -304,7 +295,7 @@ export const productRepository = {
       ? []
       : (
           await sql<OrderProductRow>`
-            select p.* from ${idRows(orderIds)} t
+            select p.* from ${idRows(orderIds, 't')}
             cross join lateral (
               select * from inbound_order_product where client_id = ${clientId} and order_id = t.id offset 0
             ) p
