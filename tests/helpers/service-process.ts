@@ -27,16 +27,26 @@ export interface ServiceProcess {
   exited: Promise<number | string>;
 }
 
-/** Picks a free loopback TCP port. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether `port` can be bound on loopback now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * Picks a free loopback TCP port below Linux's ephemeral range (32768–60999): a port the system hands out to
+ * `listen(0)` could be taken by the child's own sandboxes before the child binds it.
+ * @throws when 100 random ports of that range are all taken
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+  throw new Error('no free loopback port between 20000 and 32000');
 }
 
 /**
