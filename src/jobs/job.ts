@@ -105,10 +105,11 @@ export class JobQueue {
   }
 
   /**
-   * Creates the queues of `jobs` and the schedules of those with a `cron` (both idempotent); every process does
-   * it before it enqueues or works.
+   * Creates the queues of `jobs` and the schedules of those with a `cron`, and the further queues `names` (all
+   * idempotent); every process does it, under the set-up lock (P166), before it enqueues or works.
    */
-  async ensureQueues(jobs: JobDefinition<never>[]): Promise<void> {
+  async ensureQueues(jobs: JobDefinition<never>[], names: readonly string[] = []): Promise<void> {
+    for (const name of names) await ensureQueue(this.boss, name);
     for (const job of jobs) {
       await ensureQueue(this.boss, job.name);
       if (job.cron !== undefined)

@@ -31,6 +31,11 @@ export interface ResourceGroup {
   routes?: GroupRoutes;
   /** Job kinds this group enqueues and performs. */
   jobs?: JobDefinition<never>[];
+  /**
+   * Further pg-boss queues the group sends to and works itself (not plain jobs, e.g. webhook deliveries); created
+   * with the jobs' queues under the set-up lock (P166), in every process, also one that runs no workers.
+   */
+  queues?: string[];
   /** Background task kinds this group creates (TmsTask, D10.3); the task group runs them (P80). */
   tasks?: TaskDefinition<never>[];
   /** Workers beyond plain jobs. */

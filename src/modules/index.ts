@@ -52,13 +52,14 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
 }
 
 /**
- * Creates the queues of every group's jobs under the set-up lock and, when the runtime runs workers, starts their
+ * Creates the queues of every group's jobs (and its further `queues`) under the set-up lock and, when the runtime runs workers, starts their
  * workers and background workers (stopped by `runtime.close()`); the last step of a start: the runtime is then
  * `ready` (P166).
  */
 export async function startGroupWorkers(runtime: Runtime, groups: readonly ResourceGroup[]): Promise<void> {
   const jobs = groups.flatMap((group) => group.jobs ?? []);
-  await runtime.setUpOnce(() => runtime.jobs.ensureQueues(jobs));
+  const queues = groups.flatMap((group) => group.queues ?? []);
+  await runtime.setUpOnce(() => runtime.jobs.ensureQueues(jobs, queues));
   if (runtime.workers) {
     await runtime.jobs.startWorkers(jobs);
     for (const worker of groups.flatMap((group) => group.workers ?? [])) {

@@ -1,7 +1,8 @@
 /**
  * Delivery guarantees across real service processes (D9.3): a service SIGKILLed while deliveries are in flight
- * loses no event once it is started again (duplicates allowed, counted and reported), and two services sharing
- * one database deliver every event between them.
+ * loses no event once it is started again (duplicates allowed, counted and reported), two services sharing
+ * one database deliver every event between them, and a process that delivers nothing queues its events for
+ * one that does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -25,6 +26,8 @@ import {
 let database: OwnDatabase;
 let receiver: Receiver;
 const started: ServiceProcess[] = [];
+/** Databases of single tests, dropped once every service stopped. */
+const ownDatabases: OwnDatabase[] = [];
 
 beforeAll(async () => {
   database = await createOwnDatabase('webhook_processes');
@@ -34,17 +37,20 @@ afterAll(async () => {
   for (const service of started) await stopService(service);
   await receiver?.close();
   await database?.drop();
+  for (const own of ownDatabases) await own.drop();
 });
 
-async function start(): Promise<ServiceProcess> {
+/** Starts a service on the file's database (or `databaseUrl`) with `env` added; waits until it is ready. */
+async function start(env: Record<string, string> = {}, databaseUrl = database.url): Promise<ServiceProcess> {
   const service = await spawnService({
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     SEED_DEMO: 'false',
     ...WEBHOOK_TEST_ENV,
     // Receivers here answer in time: only a crash may cause a redelivery.
     WEBHOOK_TIMEOUT_MS: '10000',
     WEBHOOK_JOB_EXPIRE_SECONDS: '2',
+    ...env,
   });
   started.push(service);
   await waitUntilReady(service);
@@ -145,5 +151,18 @@ describe('webhook delivery across processes', () => {
     expect(orderIds).toEqual(new Set(ids));
     expect(events).toBe(1000);
     expect(duplicates).toBe(0);
+  });
+
+  it('queues the events of a process that delivers nothing (WEBHOOK_WORKERS=0) on a fresh database for one that does', async () => {
+    const path = '/no-workers';
+    receiver.answer = () => 200;
+    const fresh = await createOwnDatabase('webhook_no_workers');
+    ownDatabases.push(fresh);
+    const quiet = await start({ WEBHOOK_WORKERS: '0' }, fresh.url);
+    const account = await serviceAccountWithSubscription(quiet, `${receiver.url}${path}`);
+    const ids = await createDocuments([quiet], account, 5, 1);
+    await start({}, fresh.url);
+    await receiver.until(() => received(path).orderIds.size === 5, 60_000);
+    expect(received(path).orderIds).toEqual(new Set(ids));
   });
 });

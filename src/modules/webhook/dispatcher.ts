@@ -33,7 +33,6 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import type { WebhookAttemptOutcome } from '../../metrics/service-metrics.ts';
 import type { DB } from '../../db/schema.ts';
 import type { ChangeNotifier } from '../../db/notifications.ts';
-import { ensureQueue } from '../../jobs/queue.ts';
 import {
   DELIVERY_QUEUE,
   DeliveryQueue,
@@ -109,9 +108,8 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Creates the queue if needed, starts the workers and wakes them on every committed event. */
+  /** Starts the workers (the group's set-up created the queue) and wakes them on every committed event. */
   async start(notifier: ChangeNotifier): Promise<void> {
-    await ensureQueue(this.boss, DELIVERY_QUEUE);
     notifier.on('webhook', (key) => {
       if (key === WAKE_KEY) this.wake();
     });

@@ -6,7 +6,7 @@
  */
 import type { Runtime } from '../../runtime.ts';
 import type { ResourceGroup } from '../group.ts';
-import { DeliveryQueue } from './delivery-queue.ts';
+import { DELIVERY_QUEUE, DeliveryQueue } from './delivery-queue.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import { WebhookOutbox } from './outbox.ts';
 import { webhookRoutes } from './routes.ts';
@@ -44,6 +44,7 @@ export function createWebhookGroup(runtime: Runtime): WebhookGroup {
     scope: 'api',
     prefix: '/webhook',
     routes: webhookRoutes(service),
+    queues: [DELIVERY_QUEUE],
     dispatcher,
     workers:
       config.webhookWorkers > 0
