@@ -90,7 +90,7 @@ export async function startService(
     app = listening;
     await listening.listen({ port: config.port, host: config.host });
     await opened.setUp();
-    if (config.seedDemo) await opened.setUpOnce(() => seedDemo(opened, sandboxes, sandboxKit));
+    if (config.seedDemo) await opened.setUpOnce(() => seedDemo(opened, sandboxes));
     await startGroupWorkers(opened, groups);
     const address = listening.server.address();
     const url =
@@ -116,18 +116,9 @@ export async function startService(
   }
 }
 
-/** The sandbox modules an embedded start needs: starting the missing ones, printing them, the demo's settings. */
+/** The sandbox registry an embedded start needs (each sandbox's own modules load when it is first called). */
 async function loadSandboxKit() {
-  const [
-    { startMissingSandboxes, SANDBOXES, PROVIDER_URL_VARIABLES },
-    { providerASandbox },
-    { market1Sandbox },
-  ] = await Promise.all([
-    import('./connectors/sandboxes.ts'),
-    import('./connectors/cash-register/provider-a/sandbox.ts'),
-    import('./connectors/market1/sandbox.ts'),
-  ]);
-  return { startMissingSandboxes, SANDBOXES, PROVIDER_URL_VARIABLES, providerASandbox, market1Sandbox };
+  return import('./connectors/sandboxes.ts');
 }
 
 type SandboxKit = Awaited<ReturnType<typeof loadSandboxKit>>;
@@ -159,11 +150,7 @@ function printSandboxes(kit: SandboxKit, servers: SandboxServer[]): void {
  * Creates the demo account when the database has no client yet (D1.5), with the sample dictionaries and, for
  * the sandboxes this process serves, a cash register and a Market1 integration; prints its credentials once.
  */
-async function seedDemo(
-  runtime: Runtime,
-  sandboxes: readonly SandboxServer[],
-  kit: SandboxKit | undefined,
-): Promise<void> {
+async function seedDemo(runtime: Runtime, sandboxes: readonly SandboxServer[]): Promise<void> {
   const accounts = new AccountService(runtime.database.db, runtime.secrets);
   const demo = await accounts.seedDemoAccount(runtime.config.dataDir);
   if (!demo) return;
@@ -171,7 +158,8 @@ async function seedDemo(
   await runtime.changes.run((trx) => loadDictionary(trx, sampleDictionary()));
   // ... and, when this process serves provider A's sandbox, an account there, so receipts work out of the box
   // (P77); without baseUrl it follows the sandbox to whatever port it gets on each start.
-  if (kit && sandboxes.some((server) => server.name === kit.providerASandbox.name))
+  const served = (url: string | undefined) => sandboxes.some((server) => server.url === url);
+  if (served(runtime.config.cashRegisterAUrl))
     await accounts.setCashRegister(demo.organizationId, {
       service: 'CASH_REGISTER_A',
       login: 'demo',
@@ -182,7 +170,7 @@ async function seedDemo(
     });
   // ... and, when it serves the Market1 sandbox, a Market1 integration, so the campaign operations work out of
   // the box (P109); without baseUrl it follows MARKET1_API_URL, the sandbox's URL of this start.
-  if (kit && sandboxes.some((server) => server.name === kit.market1Sandbox.name))
+  if (served(runtime.config.market1ApiUrl))
     await accounts.setIntegration(demo.organizationId, { service: 'SERVICE_01', apiKey: DEMO_MARKET1_KEY });
   printDemoCredentials(demo, runtime.config.dataDir);
 }

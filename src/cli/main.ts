@@ -19,7 +19,12 @@ import { loadOperatorKey, SecretBox } from '../security/secret-box.ts';
 import { AppError } from '../http/errors.ts';
 import { renderMessage } from '../http/error-catalog.ts';
 import { runUntilSignalled } from '../server.ts';
-import { PROVIDER_URL_VARIABLES, SANDBOXES, type SandboxServer } from '../connectors/sandboxes.ts';
+import {
+  PROVIDER_URL_VARIABLES,
+  SANDBOXES,
+  serveSandbox,
+  type SandboxServer,
+} from '../connectors/sandboxes.ts';
 import { TAXATION_SYSTEMS, type TaxationSystem } from '../connectors/cash-register/connector.ts';
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
@@ -155,7 +160,10 @@ program
     const chosen = SANDBOXES.filter((definition) => names.length === 0 || names.includes(definition.name));
     const servers: SandboxServer[] = [];
     for (const definition of chosen) {
-      const server = await definition.start({ host: options.host, port: definition.defaultPort });
+      const server = await serveSandbox(definition.name, () => definition.build(), {
+        host: options.host,
+        port: definition.defaultPort,
+      });
       servers.push(server);
       log(
         `${definition.name}: ${server.url}  (${PROVIDER_URL_VARIABLES[definition.urlSetting]}=${server.url})`,

@@ -1,18 +1,19 @@
 /**
  * Sandbox servers: small HTTP services in this project that speak the protocol of an external system we cannot
  * reach from here (cash-register providers, the Market1 marketplace), so connectors are exercised over real HTTP
- * (STYLE §9). Each system's folder under `src/connectors/` exports its sandbox's definition; this module lists
- * them and starts them for:
+ * (STYLE §9). Each system's folder under `src/connectors/` builds its sandbox (a Fastify app); this module lists
+ * them, loading a sandbox's modules only when it is built, and serves them for:
  *
  * - `npm run sandbox` (`seller-ops sandbox`): every sandbox on fixed loopback ports, until interrupted;
  * - the service on its embedded default: a sandbox for each provider whose URL setting is unset, on a free
- *   loopback port, so an organization configured without `baseUrl` works out of the box (issue 8, issue 9);
+ *   loopback port, so an organization configured without `baseUrl` works out of the box (D12.1). The port
+ *   listens at start; the sandbox is built at its first connection, so a service whose sandboxes are never
+ *   called does not hold them in memory (`docs/performance.md` "Memory at idle");
  * - tests, which start the ones they need through `startSandbox`.
  */
+import { createServer, type Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
-import { market1Sandbox } from './market1/sandbox.ts';
-import { providerASandbox } from './cash-register/provider-a/sandbox.ts';
-import { providerBSandbox } from './cash-register/provider-b/sandbox.ts';
 
 /** A running sandbox server. */
 export interface SandboxServer {
@@ -34,7 +35,13 @@ export const PROVIDER_URL_VARIABLES: Readonly<Record<ProviderUrlSetting, string>
   market1ApiUrl: 'MARKET1_API_URL',
 };
 
-/** How to start one system's sandbox. */
+/** A built sandbox, not listening: its Fastify app and what ends it (the app and the sandbox's timers). */
+export interface SandboxApp {
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** One system's sandbox in the registry. */
 export interface SandboxDefinition {
   /** Short name: `npm run sandbox -- <name>` starts only that one; also in logs. */
   name: string;
@@ -42,12 +49,104 @@ export interface SandboxDefinition {
   urlSetting: ProviderUrlSetting;
   /** Port of `npm run sandbox` (tests and the embedded default use a free port). */
   defaultPort: number;
-  /** Starts the server on `host`:`port` (0 = any free port). */
-  start(options: { host: string; port: number }): Promise<SandboxServer>;
+  /** Loads the sandbox's modules and builds it with new, empty state. */
+  build(): Promise<SandboxApp>;
 }
 
 /** Every sandbox of the project, in start order. */
-export const SANDBOXES: readonly SandboxDefinition[] = [providerASandbox, providerBSandbox, market1Sandbox];
+export const SANDBOXES: readonly SandboxDefinition[] = [
+  {
+    name: 'cash-register-a',
+    urlSetting: 'cashRegisterAUrl',
+    defaultPort: 8091,
+    build: async () => (await import('./cash-register/provider-a/sandbox.ts')).buildProviderASandbox(),
+  },
+  {
+    name: 'cash-register-b',
+    urlSetting: 'cashRegisterBUrl',
+    defaultPort: 8092,
+    build: async () => (await import('./cash-register/provider-b/sandbox.ts')).buildProviderBSandbox(),
+  },
+  {
+    name: 'market1',
+    urlSetting: 'market1ApiUrl',
+    defaultPort: 8093,
+    build: async () => (await import('./market1/sandbox.ts')).buildServedMarket1Sandbox(),
+  },
+];
+
+/**
+ * Serves the sandbox `build` makes on `host`:`port` (0 = any free port) with a `node:http` server that hands
+ * every request to the app's router, and resolves once it listens. `lazy`: `build` runs at the first request
+ * instead of before listening (a failed build answers that request 502 and is tried again at the next).
+ * Closing ends every open connection (also answers a fault holds back), then the sandbox.
+ * @throws Error when the port is taken or (not lazy) the build fails
+ */
+export async function serveSandbox(
+  name: string,
+  build: () => SandboxApp | Promise<SandboxApp>,
+  options: { host: string; port: number; lazy?: boolean },
+): Promise<SandboxServer> {
+  let built: Promise<SandboxApp> | undefined;
+  const sandbox = (): Promise<SandboxApp> => {
+    if (built) return built;
+    const attempt = (async () => {
+      const made = await build();
+      await made.app.ready();
+      return made;
+    })();
+    built = attempt;
+    attempt.catch(() => {
+      if (built === attempt) built = undefined;
+    });
+    return attempt;
+  };
+  if (!options.lazy) await sandbox();
+  const server = createServer((request, response) => {
+    sandbox().then(
+      ({ app }) => app.routing(request, response),
+      (error: unknown) => {
+        response.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end(`sandbox ${name} could not be built: ${(error as Error).message}`);
+      },
+    );
+  });
+  const closeSandbox = () =>
+    built?.then(
+      (made) => made.close(),
+      () => undefined,
+    );
+  try {
+    await listen(server, options.host, options.port);
+  } catch (error) {
+    await closeSandbox();
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    name,
+    url: `http://${host}:${port}`,
+    close: async () => {
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      await closed;
+      await closeSandbox();
+    },
+  };
+}
+
+/** Listens on `host`:`port`, rejecting when the port is taken. */
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
 
 /**
  * Starts the sandbox named `name` on a free loopback port.
@@ -57,7 +156,7 @@ export async function startSandbox(name: string, port = 0): Promise<SandboxServe
   const definition = SANDBOXES.find((candidate) => candidate.name === name);
   if (!definition)
     throw new Error(`no sandbox named ${name}; known: ${SANDBOXES.map((s) => s.name).join(', ')}`);
-  return definition.start({ host: '127.0.0.1', port });
+  return serveSandbox(definition.name, () => definition.build(), { host: '127.0.0.1', port });
 }
 
 /**
@@ -72,7 +171,11 @@ export async function startMissingSandboxes(
   try {
     for (const definition of SANDBOXES) {
       if (resolved[definition.urlSetting] !== undefined) continue;
-      const server = await definition.start({ host: '127.0.0.1', port: 0 });
+      const server = await serveSandbox(definition.name, () => definition.build(), {
+        host: '127.0.0.1',
+        port: 0,
+        lazy: true,
+      });
       servers.push(server);
       resolved[definition.urlSetting] = server.url;
     }

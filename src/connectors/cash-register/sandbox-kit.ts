@@ -21,7 +21,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { SandboxServer } from '../sandboxes.ts';
+import type { SandboxApp } from '../sandboxes.ts';
 
 /** The fault modes of the control API. */
 export const FAULT_MODES = [
@@ -328,23 +328,15 @@ function controlRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
 }
 
 /** A sandbox's Fastify app with the control API mounted; the provider routes are added by `routes`. */
-export async function startSandboxServer(options: {
-  name: string;
-  host: string;
-  port: number;
+export function buildSandboxApp(options: {
   ledger: SandboxLedger;
   routes: (app: FastifyInstance) => void;
-}): Promise<SandboxServer> {
-  const app = Fastify({ logger: false, forceCloseConnections: true });
+}): SandboxApp {
+  const app = Fastify({ logger: false });
   controlRoutes(app, options.ledger);
   options.routes(app);
-  await app.listen({ host: options.host, port: options.port });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
-    name: options.name,
-    url: `http://${host}:${port}`,
+    app,
     close: async () => {
       options.ledger.close();
       await app.close();

@@ -20,7 +20,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import type { SandboxDefinition, SandboxServer } from '../sandboxes.ts';
+import { serveSandbox, type SandboxApp, type SandboxServer } from '../sandboxes.ts';
 import {
   DOCUMENTED_STATUS_CODES,
   type DirectoryName,
@@ -283,10 +283,15 @@ function idsOf(value: string | undefined, max: number, required: boolean): numbe
 const seconds = (ms: number) => String(Math.ceil(ms) / 1000);
 
 /**
- * Starts a sandbox and resolves once it listens.
+ * Starts a sandbox on `options.host`:`options.port` and resolves once it listens.
  * @throws Error when the port is taken
  */
-export async function startMarket1Sandbox(options: Market1SandboxOptions): Promise<SandboxServer> {
+export function startMarket1Sandbox(options: Market1SandboxOptions): Promise<SandboxServer> {
+  return serveSandbox('market1', () => buildMarket1Sandbox(options), options);
+}
+
+/** Builds a sandbox (not listening) with new, empty state; `host` and `port` of `options` are not used. */
+export function buildMarket1Sandbox(options: Omit<Market1SandboxOptions, 'host' | 'port'>): SandboxApp {
   const state = new SandboxState(options.rateLimits ?? 'real');
   const app = Fastify({ logger: false, bodyLimit: 5 * 1024 * 1024 });
   const isControl = (request: FastifyRequest) => request.url.startsWith('/__sandbox/');
@@ -698,23 +703,16 @@ export async function startMarket1Sandbox(options: Market1SandboxOptions): Promi
     return reply.code(204).send();
   });
 
-  await app.listen({ host: options.host, port: options.port });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return { name: 'market1', url: `http://${host}:${port}`, close: () => app.close() };
+  return { app, close: () => app.close() };
 }
 
 /** Window scale of the rate limits of the sandbox the service and `npm run sandbox` serve (P96). */
 export const SERVED_RATE_LIMIT_SCALE = 0.01;
 
-/** The Market1 sandbox in the registry of `src/connectors/sandboxes.ts` (port 8093, `MARKET1_API_URL`). */
-export const market1Sandbox: SandboxDefinition = {
-  name: 'market1',
-  urlSetting: 'market1ApiUrl',
-  defaultPort: 8093,
-  // Served by `npm run sandbox` and the embedded default: the published limits with windows × 0.01 (statistics
-  // once per 0.6 s instead of per minute), so an import on a first `npm start` takes seconds, not minutes.
-  start: ({ host, port }) =>
-    startMarket1Sandbox({ host, port, rateLimits: { scale: SERVED_RATE_LIMIT_SCALE } }),
-};
+/**
+ * Builds the sandbox the service and `npm run sandbox` serve (`src/connectors/sandboxes.ts` lists it as `market1`):
+ * the published limits with windows × 0.01 (statistics once per 0.6 s instead of per minute), so an import on a
+ * first `npm start` takes seconds, not minutes.
+ */
+export const buildServedMarket1Sandbox = (): SandboxApp =>
+  buildMarket1Sandbox({ rateLimits: { scale: SERVED_RATE_LIMIT_SCALE } });

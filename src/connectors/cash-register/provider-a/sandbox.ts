@@ -11,13 +11,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SandboxDefinition } from '../../sandboxes.ts';
+import type { SandboxApp } from '../../sandboxes.ts';
 import {
   checkPageUrl,
   holdForFault,
   kopecksOf,
   SandboxLedger,
-  startSandboxServer,
+  buildSandboxApp,
   type SandboxDocument,
 } from '../sandbox-kit.ts';
 import { registrationProblems, SERVICE_ERRORS } from './document.ts';
@@ -237,19 +237,8 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
   });
 }
 
-/** The definition `src/connectors/sandboxes.ts` lists. */
-export const providerASandbox: SandboxDefinition = {
-  name: 'cash-register-a',
-  urlSetting: 'cashRegisterAUrl',
-  defaultPort: 8091,
-  start: ({ host, port }) => {
-    const ledger = new SandboxLedger(['reject', 'fail', 'delay', 'timeout', 'error5xx', 'credentials']);
-    return startSandboxServer({
-      name: 'cash-register-a',
-      host,
-      port,
-      ledger,
-      routes: (app) => providerRoutes(app, ledger),
-    });
-  },
-};
+/** Builds the sandbox (`src/connectors/sandboxes.ts` lists it as `cash-register-a`): a new, empty ledger. */
+export function buildProviderASandbox(): SandboxApp {
+  const ledger = new SandboxLedger(['reject', 'fail', 'delay', 'timeout', 'error5xx', 'credentials']);
+  return buildSandboxApp({ ledger, routes: (app) => providerRoutes(app, ledger) });
+}

@@ -9,14 +9,14 @@
  * fiscal data of a processed one under `Model.AdditionalData`. Fault control: `sandbox-kit.ts` (`cancel` included).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SandboxDefinition } from '../../sandboxes.ts';
+import type { SandboxApp } from '../../sandboxes.ts';
 import {
   checkPageUrl,
   FAULT_MODES,
   holdForFault,
   kopecksOf,
   SandboxLedger,
-  startSandboxServer,
+  buildSandboxApp,
   type SandboxDocument,
 } from '../sandbox-kit.ts';
 import { pascalCased, registrationProblems } from './document.ts';
@@ -162,19 +162,8 @@ function providerRoutes(app: FastifyInstance, ledger: SandboxLedger): void {
   });
 }
 
-/** The definition `src/connectors/sandboxes.ts` lists. */
-export const providerBSandbox: SandboxDefinition = {
-  name: 'cash-register-b',
-  urlSetting: 'cashRegisterBUrl',
-  defaultPort: 8092,
-  start: ({ host, port }) => {
-    const ledger = new SandboxLedger(FAULT_MODES);
-    return startSandboxServer({
-      name: 'cash-register-b',
-      host,
-      port,
-      ledger,
-      routes: (app) => providerRoutes(app, ledger),
-    });
-  },
-};
+/** Builds the sandbox (`src/connectors/sandboxes.ts` lists it as `cash-register-b`): a new, empty ledger. */
+export function buildProviderBSandbox(): SandboxApp {
+  const ledger = new SandboxLedger(FAULT_MODES);
+  return buildSandboxApp({ ledger, routes: (app) => providerRoutes(app, ledger) });
+}
