@@ -1,5 +1,5 @@
 /**
- * Campaign statistics export figures (issue 9 point 5, P115): `POST /api/campaign/stats/xlsx` of 100,000 rows
+ * Campaign statistics export figures (P115): `POST /api/campaign/stats/xlsx` of 100,000 rows
  * (500 campaigns × 200 days, two products a day summed into each row) until the task is FINISHED, the download
  * of its file, and the service's peak RSS growth while the task ran (sampled every 50 ms from /proc). Targets:
  * under 15 s and under 100 MiB.

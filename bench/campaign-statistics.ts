@@ -1,5 +1,5 @@
 /**
- * Campaign statistics figures (issue 9 point 4, P112): `GET /api/campaign/getStatCampaigns` over 1,000 campaigns
+ * Campaign statistics figures (P112): `GET /api/campaign/getStatCampaigns` over 1,000 campaigns
  * × 365 days at 10 connections, first page and with `count=true`, against the target p99 < 50 ms.
  *
  * Data: 1,000 Market1 campaigns of the demo organization with one product row per day for a year and an

@@ -1,5 +1,5 @@
 /**
- * Catalog figures (issue 7): `GET /api/product/find` over 100,000 products of one client (first page, page 500,
+ * Catalog figures: `GET /api/product/find` over 100,000 products of one client (first page, page 500,
  * with `query`, with `count=true`) and `GET /api/model/{id}` of a model with 10 views × 8 sizes, each beside the
  * ceiling (a bare `node:http` server answering the same bytes from memory). The model GET is uncached (the
  * catalog has no response cache): every request reads the card from PostgreSQL.

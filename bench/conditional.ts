@@ -1,5 +1,5 @@
 /**
- * What compression and the ETag check cost on the single GET (issue 10 point 4, P136): `GET /api/inbound/{id}`
+ * What compression and the ETag check cost on the single GET (P136): `GET /api/inbound/{id}`
  * of a document with 50 positions, answered from the service's response cache, at 10 connections (autocannon,
  * with Node's CPU per request) with `Accept-Encoding` absent, `gzip` and `br`, and with a matching
  * `If-None-Match` (304, no body). Bytes per answer are the body as sent, read once over a raw socket.
@@ -85,7 +85,7 @@ export async function benchConditional(
     });
   }
   return {
-    title: 'Compression and conditional GET (issue 10 point 4)',
+    title: 'Compression and conditional GET',
     rows,
     targets: [noFailures('every answer had its expected status (200, or 304 on a match)', wrongAnswers)],
   };

@@ -1,5 +1,5 @@
 /**
- * What idempotency keys cost on a create (D3.2, issue 10): `POST /api/inbound/` (a document without positions)
+ * What idempotency keys cost on a create (D3.2): `POST /api/inbound/` (a document without positions)
  * without a key, with a new key each time, and repeated with one key (every request after the first is a replay
  * from the store). Each at 10 connections (autocannon, with CPU per request of Node and PostgreSQL) and then on one
  * kept-alive connection in sequence.

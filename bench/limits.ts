@@ -1,5 +1,5 @@
 /**
- * What rate limits and metrics cost (issue 10 points 2–3, P125–P132): the single GET (`GET /api/inbound/{id}`, a
+ * What rate limits and metrics cost (P125–P132): the single GET (`GET /api/inbound/{id}`, a
  * document without positions) and a create (`POST /api/inbound/`) on service processes that differ only in the
  * rate limit: off (`RATE_LIMIT_MAX=0`), counted in memory (the embedded default) and counted in PostgreSQL (the
  * default on an external database: one upsert per request). Each process runs on the bench service's database
@@ -151,7 +151,7 @@ export async function benchLimits(
   });
   const failures = figures.reduce((sum, figure) => sum + figure.failures, 0);
   return {
-    title: 'Rate limits and metrics (issue 10)',
+    title: 'Rate limits and metrics',
     rows,
     targets: [
       noFailures('every request of the rate-limit bench answered 200 (the limit is never reached)', failures),

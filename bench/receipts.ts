@@ -1,5 +1,5 @@
 /**
- * Receipt figures (issue 8): how many fiscal receipts per second go from commit to COMPLETED against provider
+ * Receipt figures: how many fiscal receipts per second go from commit to COMPLETED against provider
  * A's sandbox (the one the embedded default starts and the demo organization is configured with), and the
  * latency of `POST /api/receipt/order/{id}` (commit, then the provider's answer) while they are created.
  *

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery bench (issue 3): throughput from commit to receipt and commit-to-delivery latency, to a
+ * Webhook delivery bench: throughput from commit to receipt and commit-to-delivery latency, to a
  * loopback receiver in this (bench) process.
  *
  * The service under test is a second `bin/seller-ops.js serve` child process on its own database of the bench's

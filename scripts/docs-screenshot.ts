@@ -1,5 +1,5 @@
 /**
- * Regenerates `docs/images/docs-page.png` (issue 10 point 7, P147): the service on a throwaway database with
+ * Regenerates `docs/images/docs-page.png` (P147): the service on a throwaway database with
  * an account and one webhook, `/docs` in headless Chromium authorized with the account's READ token, and
  * `GET /api/webhook/` executed through "Try it out".
  *

@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz` (issue 10 point 6, P145): sends generated valid and invalid requests to every operation of
+ * `npm run fuzz` (P145): sends generated valid and invalid requests to every operation of
  * `/openapi.json` and prints the counts by operation and status. Exits with 1 when an answer was a 5xx, a body
  * was outside the model, a request went unanswered, or an operation was skipped or got no request.
  *

@@ -1,5 +1,5 @@
 /**
- * Regenerates `docs/images/campaign-stats.png` (issue 9 point 5): the service on a throwaway database, a week of
+ * Regenerates `docs/images/campaign-stats.png`: the service on a throwaway database, a week of
  * the Market1 sandbox's statistics of a dozen campaigns stored as an import would store them, the export through
  * `POST /api/campaign/stats/xlsx` and the task's download, then LibreOffice headless renders the workbook to PDF,
  * and poppler's `pdftoppm` its first page to PNG. LibreOffice and poppler come from the operating system (no npm

@@ -83,7 +83,7 @@ export async function buildApp(
         removeAdditional: false,
         useDefaults: true,
         allErrors: false,
-        // Infinity and NaN are not numbers (issue 6: `1e309` and `"Infinity"` never reach SQL).
+        // Infinity and NaN are not numbers (`1e309` and `"Infinity"` never reach SQL).
         strictNumbers: true,
         // a catalog ParamValue.value is `type: [string, number, boolean]` (src/modules/catalog/parameters.ts)
         allowUnionTypes: true,

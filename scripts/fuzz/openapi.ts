@@ -1,6 +1,6 @@
 /**
  * Reads the service's own OpenAPI 3.1 document (`GET /openapi.json`) into the operations the fuzzer walks
- * (issue 10 point 6, P140): every path × method, with its parameters, its JSON request body schema (references
+ * (P140): every path × method, with its parameters, its JSON request body schema (references
  * to `components.schemas` inlined, so a generator can use it alone) and where each documented response schema
  * lives in the document (a JSON pointer, so Ajv resolves its `$ref`s against the document itself).
  *

@@ -1,5 +1,5 @@
 /**
- * What every answer of the fuzzer must be (issue 10 point 6, P143): never a 5xx; an error (4xx) exactly
+ * What every answer of the fuzzer must be (P143): never a 5xx; an error (4xx) exactly
  * `{error, localMessage, params}` with a code of `src/http/error-catalog.ts` answered with that code's status;
  * a success (2xx) documented for the operation, with the documented media type and a body valid against the
  * documented response schema (Ajv over the OpenAPI document itself, so `$ref`s resolve to

@@ -1,5 +1,5 @@
 /**
- * The fuzzing run (issue 10 point 6, P140–P145): reads `/openapi.json`, creates the fuzzer's account, then
+ * The fuzzing run (P140–P145): reads `/openapi.json`, creates the fuzzer's account, then
  * sends `requests` requests in rounds — each round every operation once, in an order and with plans drawn by
  * fast-check from the seed — and checks every answer (`response-check.ts`). Ids of successful answers feed
  * the pools later requests draw from, and the requests that earned them the corpus later requests start from. Requests are sent one at a time, so a seed replays the same run on a

@@ -6,7 +6,7 @@
  * lost, `listening` turns false and every `onReset` handler runs (caches drop everything); the listener
  * reconnects, and once LISTEN is active again `listening` turns true and the `onReset` handlers run once more
  * (whatever a cache took in between is dropped). Caches must neither serve nor fill while `listening` is
- * false (issue 6 defect 1, P36): a notification missed in the gap would leave them stale with no end.
+ * false (P36): a notification missed in the gap would leave them stale with no end.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';

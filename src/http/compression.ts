@@ -1,5 +1,5 @@
 /**
- * Compressed answers (issue 10 point 4, P136) with `@fastify/compress`: a JSON or text answer of at least
+ * Compressed answers (P136) with `@fastify/compress`: a JSON or text answer of at least
  * `COMPRESSION_THRESHOLD_BYTES` is sent `br` or `gzip` when the request's `Accept-Encoding` allows it (the
  * client's preference first; brotli at quality 4, gzip at zlib's default level 6), with `Vary: accept-encoding`.
  * Everything else — smaller answers, XLSX and other binary files, a request without `Accept-Encoding` — goes

@@ -1,5 +1,5 @@
 /**
- * Conditional requests on entities with a `versionId` (issue 10 point 4; RFC 9110 §8.8.3, §13; P133–P135).
+ * Conditional requests on entities with a `versionId` (RFC 9110 §8.8.3, §13; P133–P135).
  *
  * - An entity tag names the entity kind, id and version, plus the variant of the representation when query
  *   parameters change it: `"order-12-v3"`, `"order-12-v3-limit100-page2"`, `"model-5-v2-params"`. It is

@@ -1,5 +1,5 @@
 /**
- * Lingering close (RFC 9112 §9.6; issue 10 point 5; P137): an answer that closes the connection while the
+ * Lingering close (RFC 9112 §9.6; P137): an answer that closes the connection while the
  * request body is still arriving — 413 `error_payload_too_large` above all, also 415 or a 400 on a malformed
  * body — is sent with `Connection: close`, then the server half-closes its side and keeps reading (and
  * discarding) the rest of the body before it closes the socket. Closing at once would leave unread bytes in the

@@ -1,5 +1,5 @@
 /**
- * Shapes the OpenAPI document for generated clients (issue 6): every operation gets an `operationId`
+ * Shapes the OpenAPI document for generated clients: every operation gets an `operationId`
  * (`<method><Path>`, e.g. `getInboundByOrderId`, unless the route names its own), int64 path ids are declared as
  * integers (they are validated as digit strings so they are never rounded, P4), operations that answer
  * `application/hal+json` (inbound, D5.11) declare that media type for their 200 answer, every mutation of

@@ -1,5 +1,5 @@
 /**
- * Rate limits per token (issue 10 point 2, decisions P125–P128) on `@fastify/rate-limit`: a fixed window of
+ * Rate limits per token (decisions P125–P128) on `@fastify/rate-limit`: a fixed window of
  * `RATE_LIMIT_WINDOW_SECONDS` allowing `RATE_LIMIT_MAX` requests per key, where the key is the SHA-256 of a live
  * token (never the token itself) or, without one, the caller's IP address. Every counted answer carries the IETF
  * header fields of draft-ietf-httpapi-ratelimit-headers-10 (P127):

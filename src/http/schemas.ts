@@ -28,7 +28,7 @@ export type ErrorResponse = Static<typeof ErrorResponse>;
 
 /**
  * `T | null` as `type: [T's type, 'null']` rather than `anyOf`: with Ajv's type coercion an `anyOf` would turn
- * `null` into `""` or `0` through its first branch (issue 6). `T` must be a schema with a single `type`.
+ * `null` into `""` or `0` through its first branch. `T` must be a schema with a single `type`.
  */
 export const Nullable = <T extends TSchema>(schema: T) => {
   const raw = schema as TSchema & { type?: unknown; enum?: unknown };
@@ -85,7 +85,7 @@ export function parseId(entity: string, text: string): number {
   return id;
 }
 
-/** An int32 (an `integer` column): 0..2^31−1 unless `options` widen the minimum (issue 6: never a SQL overflow). */
+/** An int32 (an `integer` column): 0..2^31−1 unless `options` widen the minimum (never a SQL overflow). */
 export const Int32 = (options: object = {}) =>
   Type.Integer({ minimum: 0, maximum: 2_147_483_647, format: 'int32', ...options });
 

@@ -1,5 +1,5 @@
 /**
- * Input rules every route gets without opting in (issue 6, P32–P34):
+ * Input rules every route gets without opting in (P32–P34):
  *
  * - Unknown body fields and unknown query parameters are refused (`error_validation` naming the field), not
  *   silently dropped: every object of a body, querystring or params schema gets `additionalProperties: false`

@@ -1,5 +1,5 @@
 /**
- * What is waiting in the job queue, per queue (issue 10 point 3, P130): read from pg-boss's tables with one
+ * What is waiting in the job queue, per queue (P130): read from pg-boss's tables with one
  * query over its index of unfinished jobs, for `/metrics` and `/ready`. Ages are in seconds on the database's clock.
  */
 import { sql, type Kysely } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * The Prometheus metrics of one service process (issue 10 point 3, decisions P129–P132), on prom-client with a
+ * The Prometheus metrics of one service process (decisions P129–P132), on prom-client with a
  * registry of its own per runtime (never the global one: tests run several apps in one process).
  *
  * Counted as things happen: HTTP request durations by route template, method and status (`src/metrics/http.ts`)

@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (issue 8, decision P160): cash-register passwords, marketplace API keys and webhook signing
+ * Secrets at rest (decision P160): cash-register passwords, marketplace API keys and webhook signing
  * secrets are stored sealed with the operator key, AES-256-GCM from `node:crypto` (authenticated: a changed
  * or foreign ciphertext fails to open instead of yielding garbage). Webhook secrets must stay usable for
  * signing, so this is encryption, not hashing; API tokens stay hashed (P7).

@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (issue 8 point 5, P160): API keys, cash-register passwords and webhook secrets are stored
+ * Secrets at rest (P160): API keys, cash-register passwords and webhook secrets are stored
  * sealed with the operator key, never returned after creation, opened only by the credential accessors and the
  * webhook dispatcher; plain values stored before sealing existed are sealed at start.
  */

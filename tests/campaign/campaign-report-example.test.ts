@@ -1,5 +1,5 @@
 /**
- * `examples/campaign-report.ts` (issue 9) works out of the box: against the service as `npm start` runs it
+ * `examples/campaign-report.ts` works out of the box: against the service as `npm start` runs it
  * (embedded PostgreSQL in a fresh DATA_DIR, the demo account whose organization has a Market1 integration with
  * the sandbox the service serves), it imports the campaigns, prints the top five by expenses with CTR and DRR,
  * exports the statistics with progress and saves a workbook that exceljs reads back.

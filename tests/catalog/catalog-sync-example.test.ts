@@ -1,5 +1,5 @@
 /**
- * `examples/catalog-sync.ts` (issue 7) runs against a live service and verifies its own result: paging,
+ * `examples/catalog-sync.ts` runs against a live service and verifies its own result: paging,
  * find-or-create, a card with two colours × three sizes, a multi-value and a SUGGEST parameter, PUT after a
  * fresh read, and a verification read. Run twice, the second run finds the card by its article.
  */

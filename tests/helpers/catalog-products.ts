@@ -1,5 +1,5 @@
 /**
- * Fixture for the inbound tests (issue 7): positions must reference products of the caller's catalog, so the
+ * Fixture for the inbound tests: positions must reference products of the caller's catalog, so the
  * product ids a test names are made to exist in the token's client catalog first (explicit ids, inserted with
  * SQL into the catalog tables: a fixture, like the factories, not a stand-in for the API under test).
  */

@@ -14,7 +14,7 @@ export type InboundRequest = ApiRequest;
 
 /**
  * The kit's `send`, after making the product ids a body names exist in the token's catalog (positions must be
- * catalog products, issue 7).
+ * catalog products).
  */
 export async function send(
   app: FastifyInstance,

@@ -1,5 +1,5 @@
 /**
- * Compressed answers (issue 10 point 4, P136): br and gzip for JSON of 1 KiB and more when the client asks,
+ * Compressed answers (P136): br and gzip for JSON of 1 KiB and more when the client asks,
  * the coding appended to the ETag, idempotent replays stored uncompressed, the OpenAPI document compressed too.
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';

@@ -1,5 +1,5 @@
 /**
- * Conditional requests (issue 10 point 4, P133–P135): the ETag of a single-entity GET, 304 on `If-None-Match`,
+ * Conditional requests (P133–P135): the ETag of a single-entity GET, 304 on `If-None-Match`,
  * and `If-Match` as the alternative to `versionId` on PATCH/PUT (stale → 409 `error_version_conflict`).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Fuzzing from the OpenAPI document (issue 10 point 6, P140–P145), a bounded sample of `npm run fuzz`: every
+ * Fuzzing from the OpenAPI document (P140–P145), a bounded sample of `npm run fuzz`: every
  * operation of `/openapi.json` gets generated valid and invalid requests — five per operation with a fixed seed
  * and five with a random seed (printed, replay it with `npm run fuzz -- --seed <seed>`) — and no answer may be
  * a 5xx, an error outside `{error, localMessage, params}` or a success outside its documented schema. Nothing is

@@ -1,5 +1,5 @@
 /**
- * Hostile and malformed input always gets an answer in the error model (issue 6 defects 2–4, P32–P35): never a
+ * Hostile and malformed input always gets an answer in the error model (P32–P35): never a
  * 500, never a framework body, never silently dropped data.
  */
 import http from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * Path ids, integer query parameters and array query parameters of every operation, at and beyond every
- * boundary, answer in the error model and never 5xx (issue 10 point 5, P138). The operations and their
+ * boundary, answer in the error model and never 5xx (P138). The operations and their
  * parameters come from the service's own OpenAPI document, so a new operation is covered without editing this.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

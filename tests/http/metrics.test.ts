@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` through HTTP (issue 10 point 3, P129–P132): guarded by METRICS_TOKEN; the Prometheus text format;
+ * `GET /metrics` through HTTP (P129–P132): guarded by METRICS_TOKEN; the Prometheus text format;
  * request durations by route template, method and status moving with requests; pool use; job queue depth and age
  * per queue; webhook delivery attempts by outcome; tasks and receipts by status; process metrics; and `/ready`
  * reporting the job queue. A database of its own, so counts are this file's alone.

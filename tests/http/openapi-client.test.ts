@@ -1,6 +1,6 @@
 /**
  * A client generated from `/openapi.json` by `openapi-typescript` type-checks against a usage file without a
- * single cast (issue 6): typed int64 path ids, query parameters, request bodies and the `application/hal+json`
+ * single cast: typed int64 path ids, query parameters, request bodies and the `application/hal+json`
  * answers of the inbound group.
  */
 import { execFile } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * A client that keeps sending a body far beyond the limit still reads the 413 answer (issue 10 point 5, P137):
+ * A client that keeps sending a body far beyond the limit still reads the 413 answer (P137):
  * the server answers `error_payload_too_large` with `Connection: close` and drains the rest of the body before
  * closing, so a raw `node:http` client writing 64 MiB sees the status and the error body, not EPIPE or ECONNRESET.
  */
@@ -27,7 +27,7 @@ beforeAll(async () => {
   port = (t.app.server.address() as AddressInfo).port;
 });
 
-/** 64 MiB, the size of issue 10's hostile client. */
+/** 64 MiB: a hostile client's body, far over the limit. */
 const HUGE = 64 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 0x20);
 

@@ -1,5 +1,5 @@
 /**
- * Rate limits through HTTP (issue 10 point 2, P125–P128) with the PostgreSQL store (the default on an external
+ * Rate limits through HTTP (P125–P128) with the PostgreSQL store (the default on an external
  * DATABASE_URL, which the tests use): the IETF header fields on every counted answer, 429 `error_rate_limited`
  * with `Retry-After` beyond the quota, a fresh window after it ends, one counter per token, wrong tokens counted
  * against the IP address, exempt routes, and the purge of ended windows.

@@ -1,5 +1,5 @@
 /**
- * Caches and a lost change listener (issue 6 defect 1, P36), across two service processes on one database:
+ * Caches and a lost change listener (P36), across two service processes on one database:
  * while this process's LISTEN connection is down (its backend terminated), nothing is served from or stored in
  * its caches, so a change or a token revocation committed by the other process in that gap is seen at once; once
  * LISTEN is back the caches start empty. A document GET that asks to revalidate (`Cache-Control: no-cache`,

@@ -1,5 +1,5 @@
 /**
- * `examples/receipt.ts` (issue 8) works out of the box: against the service as `npm start` runs it (embedded
+ * `examples/receipt.ts` works out of the box: against the service as `npm start` runs it (embedded
  * PostgreSQL in a fresh DATA_DIR, the demo account, provider A's sandbox started on loopback and the demo
  * organization configured with it), it creates a receiving document and its INCOME receipt, refreshes it to
  * COMPLETED and prints the fiscal data; a second run reuses the catalog products found by their article.

@@ -1,5 +1,5 @@
 /**
- * Dependency rules of the code base (issue 6, docs/architecture.md): `src/runtime.ts` builds the shared state of
+ * Dependency rules of the code base (docs/architecture.md): `src/runtime.ts` builds the shared state of
  * a process and knows no resource group; groups do not import each other's routes; nothing under `src/` imports
  * from `tests/` or `bench/`.
  */

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown under load (issue 6 defect 3, P35): while a service process stops on SIGTERM, clients on
+ * Graceful shutdown under load (P35): while a service process stops on SIGTERM, clients on
  * kept-alive connections get either their normal answer or 503 `error_service_unavailable` in the error model —
  * never a connection reset — and the process exits 0.
  */

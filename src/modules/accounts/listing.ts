@@ -1,5 +1,5 @@
 /**
- * Read-only listings of the operator's accounts for the CLI (`seller-ops client list`, …, issue 6): clients,
+ * Read-only listings of the operator's accounts for the CLI (`seller-ops client list`, …): clients,
  * a client's organizations and users, a user's tokens. Tokens are listed without any secret (only their ids,
  * access, names and dates; the token itself was shown once at creation, P7).
  */

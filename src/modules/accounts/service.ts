@@ -83,7 +83,7 @@ export class AccountService {
   /** Renames a client or changes its subscription end (D1.3). */
   async updateClient(clientId: number, body: ClientPatchBody): Promise<Client> {
     if (body.name === undefined && body.subscriptionExpiresAt === undefined) {
-      // Nothing to change (issue 6: an empty PATCH is a read, not an SQL error).
+      // Nothing to change (an empty PATCH is a read, not an SQL error).
       const row = await clientRepository.findById(this.db, clientId);
       if (!row) throw notFound('client', clientId);
       return presentClient(row);

@@ -1,5 +1,5 @@
 /**
- * The campaign statistics workbook (issue 9 point 5, P116): an XLSX file written with exceljs's streaming
+ * The campaign statistics workbook (P116): an XLSX file written with exceljs's streaming
  * `WorkbookWriter` into a Writable, one row committed at a time, so memory stays flat however many rows.
  *
  * Sheet "Statistics": a frozen header, one row per campaign and day — organization, campaign external id and name,

@@ -88,7 +88,7 @@ export class ChangeLog {
 }
 
 /**
- * Positions reference final products of the caller's catalog (issue 7, P15): every id must be a live product of
+ * Positions reference final products of the caller's catalog (P15): every id must be a live product of
  * the client.
  * @throws 404 `error_not_found` `{entity: 'product', id, ids}` listing every unknown or foreign product id
  */

@@ -1,6 +1,6 @@
 /**
  * Schemas of the webhook group (spec §4.4, §6, decision D9). `types` ⊆ the event kinds of spec §6; the secret
- * appears only in the create response (D9.1). Delivery log rows are an extension of the spec (issue 3).
+ * appears only in the create response (D9.1). Delivery log rows are an extension of the spec.
  */
 import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
 import { Type, type Static } from 'typebox';
