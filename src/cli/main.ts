@@ -160,10 +160,7 @@ program
     const chosen = SANDBOXES.filter((definition) => names.length === 0 || names.includes(definition.name));
     const servers: SandboxServer[] = [];
     for (const definition of chosen) {
-      const server = await serveSandbox(definition.name, () => definition.build(), {
-        host: options.host,
-        port: definition.defaultPort,
-      });
+      const server = await serveSandbox(definition, { host: options.host, port: definition.defaultPort });
       servers.push(server);
       log(
         `${definition.name}: ${server.url}  (${PROVIDER_URL_VARIABLES[definition.urlSetting]}=${server.url})`,

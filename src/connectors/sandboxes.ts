@@ -76,15 +76,15 @@ export const SANDBOXES: readonly SandboxDefinition[] = [
 ];
 
 /**
- * Serves the sandbox `build` makes on `host`:`port` (0 = any free port) with a `node:http` server that hands
- * every request to the app's router, and resolves once it listens. `lazy`: `build` runs at the first request
- * instead of before listening (a failed build answers that request 502 and is tried again at the next).
+ * Serves the sandbox `sandbox.build` makes on `host`:`port` (0 = any free port) with a `node:http` server that
+ * hands every request to the app's router, and resolves once it listens. `lazy`: `build` runs at the first
+ * request instead of before listening (a failed build answers that request 502 and is tried again at the next).
  * Closing ends every open connection (also answers a fault holds back), then the sandbox.
+ * @param sandbox a registry entry (`SANDBOXES`) or any name with its build
  * @throws Error when the port is taken or (not lazy) the build fails
  */
 export async function serveSandbox(
-  name: string,
-  build: () => SandboxApp | Promise<SandboxApp>,
+  { name, build }: { name: string; build: () => SandboxApp | Promise<SandboxApp> },
   options: { host: string; port: number; lazy?: boolean },
 ): Promise<SandboxServer> {
   let built: Promise<SandboxApp> | undefined;
@@ -156,7 +156,7 @@ export async function startSandbox(name: string, port = 0): Promise<SandboxServe
   const definition = SANDBOXES.find((candidate) => candidate.name === name);
   if (!definition)
     throw new Error(`no sandbox named ${name}; known: ${SANDBOXES.map((s) => s.name).join(', ')}`);
-  return serveSandbox(definition.name, () => definition.build(), { host: '127.0.0.1', port });
+  return serveSandbox(definition, { host: '127.0.0.1', port });
 }
 
 /**
@@ -171,11 +171,7 @@ export async function startMissingSandboxes(
   try {
     for (const definition of SANDBOXES) {
       if (resolved[definition.urlSetting] !== undefined) continue;
-      const server = await serveSandbox(definition.name, () => definition.build(), {
-        host: '127.0.0.1',
-        port: 0,
-        lazy: true,
-      });
+      const server = await serveSandbox(definition, { host: '127.0.0.1', port: 0, lazy: true });
       servers.push(server);
       resolved[definition.urlSetting] = server.url;
     }

@@ -52,9 +52,9 @@ export function createGroups(runtime: Runtime, extra: readonly GroupFactory[] = 
 }
 
 /**
- * Creates the queues of every group's jobs (and its further `queues`) under the set-up lock and, when the runtime runs workers, starts their
- * workers and background workers (stopped by `runtime.close()`); the last step of a start: the runtime is then
- * `ready` (P166).
+ * Creates the queues of every group's jobs and its further `queues` under the set-up lock and, when the runtime
+ * runs workers, starts their workers and background workers (stopped by `runtime.close()`); the last step of a
+ * start: the runtime is then `ready` (P166).
  */
 export async function startGroupWorkers(runtime: Runtime, groups: readonly ResourceGroup[]): Promise<void> {
   const jobs = groups.flatMap((group) => group.jobs ?? []);

@@ -9,43 +9,44 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { serveSandbox, startMissingSandboxes, type SandboxApp } from '../../src/connectors/sandboxes.ts';
 
-/** A sandbox app answering `GET /who` with `label`, and `GET /hold` never (calling `held`); counts its closes. */
-function countingSandbox(label: string, closes: { count: number }, held = () => {}): SandboxApp {
-  const app = Fastify({ logger: false });
-  app.get('/who', async () => ({ label }));
-  app.get('/hold', () => {
-    held();
-    return new Promise(() => undefined);
-  });
-  return {
-    app,
-    close: async () => {
-      closes.count += 1;
-      await app.close();
-    },
+/**
+ * A sandbox named `name` whose builds are counted (`builds`) and whose closes are counted (`closes`); its app
+ * answers `GET /who` with `name`, and `GET /hold` never (calling `held`). `fails(build)` makes that build throw.
+ */
+function countingSandbox(name: string, held = () => {}, fails = (_build: number) => false) {
+  const counts = { builds: 0, closes: 0 };
+  const build = (): SandboxApp => {
+    counts.builds += 1;
+    if (fails(counts.builds)) throw new Error(`build ${counts.builds} fails`);
+    const app = Fastify({ logger: false });
+    app.get('/who', async () => ({ label: name }));
+    app.get('/hold', () => {
+      held();
+      return new Promise(() => undefined);
+    });
+    return {
+      app,
+      close: async () => {
+        counts.closes += 1;
+        await app.close();
+      },
+    };
   };
+  return { name, build, counts };
 }
 
 describe('serveSandbox', () => {
   it('builds a lazy sandbox at its first request, once for concurrent requests, and closes it', async () => {
-    let builds = 0;
-    const closes = { count: 0 };
     let arrived = () => {};
     const holding = new Promise<void>((resolve) => (arrived = resolve));
-    const served = await serveSandbox(
-      'counting',
-      () => {
-        builds += 1;
-        return countingSandbox('first', closes, () => arrived());
-      },
-      { host: '127.0.0.1', port: 0, lazy: true },
-    );
-    expect(builds).toBe(0);
+    const sandbox = countingSandbox('first', () => arrived());
+    const served = await serveSandbox(sandbox, { host: '127.0.0.1', port: 0, lazy: true });
+    expect(sandbox.counts.builds).toBe(0);
     const answers = await Promise.all(
       Array.from({ length: 5 }, () => fetch(`${served.url}/who`).then((response) => response.json())),
     );
     expect(answers).toEqual(Array.from({ length: 5 }, () => ({ label: 'first' })));
-    expect(builds).toBe(1);
+    expect(sandbox.counts.builds).toBe(1);
     expect((await fetch(`${served.url}/missing`)).status).toBe(404);
 
     // A request the sandbox never answers does not keep the server from closing.
@@ -57,53 +58,35 @@ describe('serveSandbox', () => {
     await holding;
     await served.close();
     expect(await held).toMatch(/socket hang up|ECONNRESET/);
-    expect(closes.count).toBe(1);
+    expect(sandbox.counts.closes).toBe(1);
   });
 
   it('answers 502 when the build fails and builds again at the next request', async () => {
-    let builds = 0;
-    const closes = { count: 0 };
-    const served = await serveSandbox(
-      'flaky',
-      () => {
-        builds += 1;
-        if (builds === 1) throw new Error('first build fails');
-        return countingSandbox('second', closes);
-      },
-      { host: '127.0.0.1', port: 0, lazy: true },
-    );
+    const sandbox = countingSandbox('second', undefined, (build) => build === 1);
+    const served = await serveSandbox(sandbox, { host: '127.0.0.1', port: 0, lazy: true });
     try {
       const failed = await fetch(`${served.url}/who`);
       expect(failed.status).toBe(502);
-      expect(await failed.text()).toContain('first build fails');
+      expect(await failed.text()).toContain('build 1 fails');
       expect(await (await fetch(`${served.url}/who`)).json()).toEqual({ label: 'second' });
-      expect(builds).toBe(2);
+      expect(sandbox.counts.builds).toBe(2);
     } finally {
       await served.close();
     }
   });
 
   it('builds an eager sandbox before it listens and refuses a taken port', async () => {
-    let builds = 0;
-    const closes = { count: 0 };
-    const served = await serveSandbox(
-      'eager',
-      () => {
-        builds += 1;
-        return countingSandbox('eager', closes);
-      },
-      { host: '127.0.0.1', port: 0 },
-    );
+    const sandbox = countingSandbox('eager');
+    const twin = countingSandbox('twin');
+    const served = await serveSandbox(sandbox, { host: '127.0.0.1', port: 0 });
     try {
-      expect(builds).toBe(1);
+      expect(sandbox.counts.builds).toBe(1);
       const port = Number(new URL(served.url).port);
-      await expect(
-        serveSandbox('twin', () => countingSandbox('twin', closes), { host: '127.0.0.1', port }),
-      ).rejects.toThrow(/EADDRINUSE/);
+      await expect(serveSandbox(twin, { host: '127.0.0.1', port })).rejects.toThrow(/EADDRINUSE/);
     } finally {
       await served.close();
     }
-    expect(closes.count).toBe(2);
+    expect(sandbox.counts.closes + twin.counts.closes).toBe(2);
   });
 });
 

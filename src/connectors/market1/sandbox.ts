@@ -287,7 +287,7 @@ const seconds = (ms: number) => String(Math.ceil(ms) / 1000);
  * @throws Error when the port is taken
  */
 export function startMarket1Sandbox(options: Market1SandboxOptions): Promise<SandboxServer> {
-  return serveSandbox('market1', () => buildMarket1Sandbox(options), options);
+  return serveSandbox({ name: 'market1', build: () => buildMarket1Sandbox(options) }, options);
 }
 
 /** Builds a sandbox (not listening) with new, empty state; `host` and `port` of `options` are not used. */
