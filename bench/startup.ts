@@ -91,7 +91,7 @@ export function startupResult(figures: {
       },
       { name: 'service warm start to /ready (same DATA_DIR)', value: formatMs(service.warmReadyMs) },
       {
-        name: `service RSS, Node process, ${figures.earlySeconds} s after a warm start (before V8's memory reducer)`,
+        name: `service RSS, Node process, ${figures.earlySeconds} s after a warm start (before the start-up collection, P200)`,
         value: `${formatNumber(mib(idleEarly.nodeRssKiB), 1)} MiB`,
         detail: memoryDetail(idleEarly),
       },
