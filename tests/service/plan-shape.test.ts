@@ -473,7 +473,8 @@ describe("the planner's share of an unknown client", () => {
     expect(rows.map((row) => row.table_name).sort()).toEqual(
       TENANT_TABLES.filter((table) => table !== 'client').sort(),
     );
-    for (const row of rows) expect(row.options, row.table_name).toBe('n_distinct=-0.0001');
+    // a server with Citus loaded also keeps its own `pg_attver` there
+    for (const row of rows) expect(row.options?.split(','), row.table_name).toContain('n_distinct=-0.0001');
   });
 });
 
