@@ -512,15 +512,6 @@ describe('inbound find, as a generic plan', () => {
   }, 60_000);
 });
 
-/**
- * Statements of the young-database test that still walk the client's rows on those statistics (P197): updates
- * joined to `unnest()` of their rows, where a generic plan reads the client's pending deliveries through their
- * partial index and hashes them, and the campaign totals refresh, whose statements take the campaigns as
- * `= any($ids)`. Their plans are explained but not checked; a change that makes one of them reach its rows by key
- * takes it off this list.
- */
-const YOUNG_WALKS_LEFT = new Set(['delivery attempts', 'delivery defer', 'campaign totals']);
-
 describe('statements keyed by several ids on the statistics of a young database', () => {
   it('key every row by its id when the last ANALYZE saw an almost empty table', async (context) => {
     if (citus) return context.skip();
@@ -698,7 +689,6 @@ describe('statements keyed by several ids on the statistics of a young database'
           if (/^\s*set\b/i.test(query.sql)) continue;
           const scans = tenantScans(await genericPlan(client, query));
           if (scans.length > 0) scanning += 1;
-          if (YOUNG_WALKS_LEFT.has(name)) continue;
           for (const scan of scans)
             expect
               .soft(keysMoreThanTheClient(scan, indexColumns), `${name}: ${describeScan(scan)}\n${query.sql}`)

@@ -76,7 +76,9 @@ const sides = [
  * the daily rows, so readers never see daily rows and totals disagree. It locks the campaigns' rows (`FOR
  * UPDATE`, in id order) until that transaction ends, so concurrent refreshes of a campaign run one after the
  * other. Cost: the campaigns' daily rows from `fromDay` on (one statement each for delete and insert).
- * Each lateral probe names the client as a value too, so Citus routes every statement to the client's shard.
+ * Each campaign's rows are reached by its key, a lateral probe per id (`OFFSET 0` keeps it a probe), under any
+ * statistics (P197); each probe names the client as a value too, so Citus routes every statement to the client's
+ * shard.
  * @param db a transaction (or the database) of the caller
  */
 export async function refreshCampaignTotals(
@@ -121,11 +123,13 @@ export async function refreshCampaignTotals(
   await sql`
     insert into campaign_statistic_total (campaign_id, date, client_id, ${sql.join(columns.map((column) => sql.ref(column)))})
     select day.campaign_id, day.date, day.client_id, ${sql.join(running)}
-    from (
+    from unnest(${ids}::bigint[]) as target(campaign_id)
+    cross join lateral (
       select campaign_id, date, client_id, ${sql.join(daily)}
       from campaign_statistic_day
-      where client_id = ${clientId} and campaign_id = any(${ids}::bigint[]) and date >= ${from}::date
+      where client_id = ${clientId} and campaign_id = target.campaign_id and date >= ${from}::date
       group by client_id, campaign_id, date
+      offset 0
     ) as day
     left join lateral (
       select * from campaign_statistic_total as total
@@ -151,13 +155,17 @@ async function refreshStatisticDays(
     select campaign.id, campaign.client_id,
       coalesce(kept.days, '{}') + coalesce(recent.days, '{}'),
       coalesce(kept.unallocated_days, '{}') + coalesce(recent.unallocated_days, '{}')
-    from campaign
+    from unnest(${ids}::bigint[]) as target(id)
+    cross join lateral (
+      select id, client_id from campaign where client_id = ${clientId} and id = target.id offset 0
+    ) as campaign
     left join lateral (
       select stored.days - datemultirange(daterange(${from}::date, null)) as days,
         stored.unallocated_days - datemultirange(daterange(${from}::date, null)) as unallocated_days
       from campaign_statistic_days as stored
       where stored.client_id = ${clientId} and stored.client_id = campaign.client_id
         and stored.campaign_id = campaign.id
+      offset 0
     ) as kept on true
     left join lateral (
       select range_agg(${day}) as days,
@@ -166,7 +174,6 @@ async function refreshStatisticDays(
       where day.client_id = ${clientId} and day.client_id = campaign.client_id and day.campaign_id = campaign.id
         and day.date >= ${from}::date
     ) as recent on true
-    where campaign.client_id = ${clientId} and campaign.id = any(${ids}::bigint[])
     on conflict (client_id, campaign_id) do update
       set days = excluded.days, unallocated_days = excluded.unallocated_days
   `.execute(db);
