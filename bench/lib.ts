@@ -117,7 +117,8 @@ export const BENCH_RATE_LIMIT_MAX = '1000000000';
 
 /**
  * Starts `bin/seller-ops.js serve` on the embedded PostgreSQL in `dataDir` (no DATABASE_URL) with request
- * logs off (`LOG_LEVEL=warn`) and a rate limit no load reaches, and waits for `GET /ready`. `extraEnv` adds or
+ * logs off (`LOG_LEVEL=warn`) and a rate limit no load reaches, and waits for `GET /ready`. Node flags for the
+ * service come from `BENCH_SERVICE_NODE_FLAGS` (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). `extraEnv` adds or
  * overrides settings (e.g. `DATABASE_URL` of a running service's database, to start a second process on it).
  * @returns the process and the milliseconds from spawn to the first 200 of `/ready`
  * @throws when the process exits first or is not ready within 120 s
@@ -141,7 +142,8 @@ export async function startService(
   delete env.REDIS_URL;
   Object.assign(env, extraEnv);
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/seller-ops.js'), 'serve'], {
+  const nodeFlags = process.env.BENCH_SERVICE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeFlags, path.join(repoRoot, 'bin/seller-ops.js'), 'serve'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
