@@ -100,8 +100,9 @@ export async function buildApp(
   await installRateLimit(app, runtime);
   installLingeringClose(app);
 
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
   installJsonBodyParser(app);
   installErrorHandlers(app, config.bodyLimitBytes);

@@ -146,10 +146,10 @@ export function installShutdownAnswer(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!closing) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     reply.header('connection', 'close');
-    throw new AppError('error_service_unavailable', {}, { 'retry-after': '1' });
+    done(new AppError('error_service_unavailable', {}, { 'retry-after': '1' }));
   });
 }
 
@@ -161,8 +161,8 @@ const ANSWERED_WHILE_STARTING = new Set(['/health', '/ready']);
  * `Retry-After: 1`, except `/health` (the process is alive) and `/ready` (which says it is starting).
  */
 export function installStartUpAnswer(app: FastifyInstance, isReady: () => boolean): void {
-  app.addHook('onRequest', async (request) => {
-    if (isReady() || ANSWERED_WHILE_STARTING.has(request.routeOptions.url ?? '')) return;
-    throw new AppError('error_service_unavailable', {}, { 'retry-after': '1' });
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (isReady() || ANSWERED_WHILE_STARTING.has(request.routeOptions.url ?? '')) return done();
+    done(new AppError('error_service_unavailable', {}, { 'retry-after': '1' }));
   });
 }

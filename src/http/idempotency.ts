@@ -279,25 +279,36 @@ export function installIdempotencyKeys(api: FastifyInstance, keys: IdempotencyKe
     }, done);
   });
 
-  api.addHook('onSend', async (request, reply, payload) => {
+  // Callback hooks: a request without a claim (every GET) passes without a promise.
+  api.addHook('onSend', (request, reply, payload, done) => {
     const state = claiming.get(request);
-    if (!state) return payload;
+    if (!state) return done(null, payload);
     claiming.delete(request);
-    const answer = answerOf(reply, payload);
-    if (!answer) {
-      await keys.abandon(state.claim, state.commit);
-      throw new Error('an answer to a request with an idempotency key must be a string, bytes or empty');
-    }
-    // A failure here rolls everything back and releases the key; Fastify's error handler then answers 500.
-    await keys.finish(state.claim, state.commit, answer);
-    return payload;
+    finishClaim(keys, state, answerOf(reply, payload)).then(() => done(null, payload), done);
   });
 
   // Only when onSend never ran for a claiming request (a hijacked reply): leave nothing open.
-  api.addHook('onResponse', async (request) => {
+  api.addHook('onResponse', (request, _reply, done) => {
     const state = claiming.get(request);
-    if (!state) return;
+    if (!state) return done();
     claiming.delete(request);
-    await keys.abandon(state.claim, state.commit);
+    keys.abandon(state.claim, state.commit).then(() => done(), done);
   });
+}
+
+/**
+ * Stores the answer of a claiming request with its changes (one commit).
+ * @throws when the answer is not a string, bytes or empty (the claim is abandoned first), or when storing fails
+ *   (everything rolls back and the key is released; Fastify's error handler then answers 500)
+ */
+async function finishClaim(
+  keys: IdempotencyKeys,
+  state: ClaimingRequest,
+  answer: ReturnType<typeof answerOf>,
+): Promise<void> {
+  if (!answer) {
+    await keys.abandon(state.claim, state.commit);
+    throw new Error('an answer to a request with an idempotency key must be a string, bytes or empty');
+  }
+  await keys.finish(state.claim, state.commit, answer);
 }

@@ -23,11 +23,11 @@ export const LINGER_MILLISECONDS = 30_000;
  * a request whose body has not been read to its end, makes the socket drain that body before it closes.
  */
 export function installLingeringClose(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
     if (!raw.complete && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close')
       lingerOnClose(raw);
-    return payload;
+    done(null, payload);
   });
 }
 

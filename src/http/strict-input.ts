@@ -14,8 +14,8 @@
  * Schemas are cloned before they are changed, so response schemas sharing the same objects keep their shape.
  */
 import type { Ajv } from 'ajv';
-import type { FastifyInstance, RouteOptions } from 'fastify';
-import { validationError } from './errors.ts';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { validationError, type AppError } from './errors.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -137,23 +137,26 @@ export function installStrictInput(app: FastifyInstance): void {
       route.config = { ...(route.config as object), strictIntegers: integers } as RouteOptions['config'];
     }
   });
-  app.addHook('preValidation', async (request) => {
-    const integers = (
-      request.routeOptions.config as { strictIntegers?: { query: string[]; params: string[] } }
-    ).strictIntegers;
-    if (integers) {
-      const field =
-        findNonDecimalInteger(request.params, integers.params) ??
-        findNonDecimalInteger(request.query, integers.query);
-      if (field !== undefined) throw validationError(field, 'must be an integer written in decimal digits');
-    }
-    for (const [part, fallback] of [
-      [request.params, 'params'],
-      [request.query, 'querystring'],
-      [request.body, 'body'],
-    ] as const) {
-      const found = findUnstorableValue(part, '');
-      if (found !== undefined) throw validationError(found.path === '' ? fallback : found.path, found.reason);
-    }
-  });
+  app.addHook('preValidation', (request, _reply, done) => done(strictInputError(request)));
+}
+
+/** The `error_validation` of `request`'s first non-decimal integer or unstorable value; undefined when none. */
+function strictInputError(request: FastifyRequest): AppError | undefined {
+  const integers = (request.routeOptions.config as { strictIntegers?: { query: string[]; params: string[] } })
+    .strictIntegers;
+  if (integers) {
+    const field =
+      findNonDecimalInteger(request.params, integers.params) ??
+      findNonDecimalInteger(request.query, integers.query);
+    if (field !== undefined) return validationError(field, 'must be an integer written in decimal digits');
+  }
+  for (const [part, fallback] of [
+    [request.params, 'params'],
+    [request.query, 'querystring'],
+    [request.body, 'body'],
+  ] as const) {
+    const found = findUnstorableValue(part, '');
+    if (found !== undefined) return validationError(found.path === '' ? fallback : found.path, found.reason);
+  }
+  return undefined;
 }

@@ -8,7 +8,7 @@ import type { ServiceMetrics } from './service-metrics.ts';
 
 /** Observes the duration of every request of `app` in `metrics.httpRequestDuration`. */
 export function installRequestMetrics(app: FastifyInstance, metrics: ServiceMetrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.httpRequestDuration.observe(
       {
         route: request.routeOptions.url ?? 'unmatched',
@@ -17,5 +17,6 @@ export function installRequestMetrics(app: FastifyInstance, metrics: ServiceMetr
       },
       reply.elapsedTime / 1000,
     );
+    done();
   });
 }
