@@ -10,6 +10,7 @@
  * writing, with the campaigns and the first day it touched; nothing else writes these tables.
  */
 import { sql, type Kysely } from 'kysely';
+import { idRows } from '../../db/id-rows.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Day } from './tables.ts';
 
@@ -76,9 +77,8 @@ const sides = [
  * the daily rows, so readers never see daily rows and totals disagree. It locks the campaigns' rows (`FOR
  * UPDATE`, in id order) until that transaction ends, so concurrent refreshes of a campaign run one after the
  * other. Cost: the campaigns' daily rows from `fromDay` on (one statement each for delete and insert).
- * Each campaign's rows are reached by its key, a lateral probe per id (`OFFSET 0` keeps it a probe), under any
- * statistics (P197); each probe names the client as a value too, so Citus routes every statement to the client's
- * shard.
+ * Each campaign's rows are reached by its key, a lateral probe per id (`idRows`), under any statistics (P197);
+ * each probe names the client as a value too, so Citus routes every statement to the client's shard.
  * @param db a transaction (or the database) of the caller
  */
 export async function refreshCampaignTotals(
@@ -123,11 +123,11 @@ export async function refreshCampaignTotals(
   await sql`
     insert into campaign_statistic_total (campaign_id, date, client_id, ${sql.join(columns.map((column) => sql.ref(column)))})
     select day.campaign_id, day.date, day.client_id, ${sql.join(running)}
-    from unnest(${ids}::bigint[]) as target(campaign_id)
+    from ${idRows(ids, 'target')}
     cross join lateral (
       select campaign_id, date, client_id, ${sql.join(daily)}
       from campaign_statistic_day
-      where client_id = ${clientId} and campaign_id = target.campaign_id and date >= ${from}::date
+      where client_id = ${clientId} and campaign_id = target.id and date >= ${from}::date
       group by client_id, campaign_id, date
       offset 0
     ) as day
@@ -155,7 +155,7 @@ async function refreshStatisticDays(
     select campaign.id, campaign.client_id,
       coalesce(kept.days, '{}') + coalesce(recent.days, '{}'),
       coalesce(kept.unallocated_days, '{}') + coalesce(recent.unallocated_days, '{}')
-    from unnest(${ids}::bigint[]) as target(id)
+    from ${idRows(ids, 'target')}
     cross join lateral (
       select id, client_id from campaign where client_id = ${clientId} and id = target.id offset 0
     ) as campaign
