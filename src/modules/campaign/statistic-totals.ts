@@ -76,7 +76,7 @@ const sides = [
  * those before `fromDay` and take the rest from the daily rows (P151). Call it inside the transaction that wrote
  * the daily rows, so readers never see daily rows and totals disagree. It locks the campaigns' rows (`FOR
  * UPDATE`, in id order) until that transaction ends, so concurrent refreshes of a campaign run one after the
- * other. Cost: the campaigns' daily rows from `fromDay` on (one statement each for delete and insert).
+ * other. Cost: the campaigns' daily rows from `fromDay` on (a delete per campaign, then one insert).
  * Each campaign's rows are reached by its key, a lateral probe per id (`idRows`), under any statistics (P197);
  * each probe names the client as a value too, so Citus routes every statement to the client's shard.
  * @param db a transaction (or the database) of the caller
@@ -100,12 +100,15 @@ export async function refreshCampaignTotals(
     .orderBy('id')
     .forUpdate()
     .execute();
-  await db
-    .deleteFrom('campaign_statistic_total')
-    .where('client_id', '=', clientId)
-    .where('campaign_id', 'in', ids)
-    .where(sql<boolean>`date >= ${from}::date`)
-    .execute();
+  // One statement per campaign: both key columns by equality, where `campaign_id in (…)` let a generic plan
+  // take the client's rows from `fromDay` on by the primary key and filter the campaigns (P197).
+  for (const id of ids)
+    await db
+      .deleteFrom('campaign_statistic_total')
+      .where('client_id', '=', clientId)
+      .where('campaign_id', '=', id)
+      .where(sql<boolean>`date >= ${from}::date`)
+      .execute();
   const daily = sides.flatMap(([side, condition]) => [
     sql`count(*) filter (where ${condition}) as ${sql.ref(`${side}_rows`)}`,
     ...STATISTIC_METRICS.map(
