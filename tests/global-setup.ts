@@ -24,7 +24,8 @@ export async function setup(project: TestProject): Promise<void> {
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'seller-ops-test-'));
-    embedded = await startEmbeddedPostgres({ dataDir });
+    // Every test file of the run shares this server, many of them starting service processes with their own pools.
+    embedded = await startEmbeddedPostgres({ dataDir, maxConnections: 200 });
     databaseUrl = embedded.databaseUrl;
   }
   const database = createDatabase(databaseUrl, 1);

@@ -29,6 +29,8 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** receives PostgreSQL's own log output and lifecycle messages (default: discarded) */
   log?: (msg: string) => void;
+  /** PostgreSQL's `max_connections` (default 50: one service process with its pools and room for tools) */
+  maxConnections?: number;
 }
 
 /** A running embedded server. */
@@ -178,7 +180,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
           ...['-c', 'unix_socket_directories='],
           // small footprint for an embedded server; fsync/full_page_writes/synchronous_commit stay at their safe defaults
           ...['-c', 'shared_buffers=64MB'],
-          ...['-c', 'max_connections=50'],
+          ...['-c', `max_connections=${opts.maxConnections ?? 50}`],
         ],
       });
       recentLog.length = 0;
