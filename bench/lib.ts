@@ -117,9 +117,10 @@ export const BENCH_RATE_LIMIT_MAX = '1000000000';
 
 /**
  * Starts `bin/seller-ops.js serve` on the embedded PostgreSQL in `dataDir` (no DATABASE_URL) with request
- * logs off (`LOG_LEVEL=warn`) and a rate limit no load reaches, and waits for `GET /ready`. Node flags for the
- * service come from `BENCH_SERVICE_NODE_FLAGS` (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). `extraEnv` adds or
+ * logs off (`LOG_LEVEL=warn`) and a rate limit no load reaches, and waits for `GET /ready`. `extraEnv` adds or
  * overrides settings (e.g. `DATABASE_URL` of a running service's database, to start a second process on it).
+ * Node flags for the service come from `BENCH_SERVICE_NODE_FLAGS` (space-separated, e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof`).
  * @returns the process and the milliseconds from spawn to the first 200 of `/ready`
  * @throws when the process exits first or is not ready within 120 s
  */
