@@ -1,8 +1,11 @@
 /** Documents and positions: create, read, PATCH, versions and conflicts, totals, products (D5.1–D5.3). */
 import { describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createAccount } from '../helpers/factories.ts';
 import type { Order, OrderProduct } from '../../src/modules/inbound/schemas.ts';
+import { presentOrder } from '../../src/modules/inbound/presenter.ts';
+import { orderRepository, productRepository } from '../../src/modules/inbound/repository.ts';
 import { expectError, newCaller, productId, type Caller } from './support.ts';
 
 let t: TestApp;
@@ -68,6 +71,34 @@ describe('create and read', () => {
     expect((await c.call<Order>('GET', `/api/inbound/${order.id}?page=2`)).body.products).toEqual([]);
     const other = await newCaller(t.app, t.runtime);
     expectError(await other.call('GET', `/api/inbound/${order.id}?limit=2`), 404, 'error_not_found');
+  });
+
+  it('answers GET with the bytes of JSON.stringify of the presented rows (positions rendered by PostgreSQL, P201)', async () => {
+    const names = [
+      'quote " back \\ slash',
+      'controls \n\t\r\b\f \u0001\u001f \u007f',
+      'ü 😀 \u2028\u2029 </script>',
+    ];
+    const order = await c.create({
+      products: names.map((name, index) => ({ productId: productId(), quantity: index, product: { name } })),
+    });
+    const prices = ['99999999999999.99', '0.01', '12.50'];
+    const times = ['2024-01-02 03:04:05.999999+00', '1999-12-31 23:59:59.0005+03', '2030-06-30 12:00:00+00'];
+    const db = t.runtime.database.db;
+    for (const [index, position] of (order.products ?? []).entries())
+      await sql`update inbound_order_product set price = ${prices[index]}, created_date = ${times[index]},
+        last_update_date = ${times[(index + 1) % 3]}, article = null, barcode = ${`"${index}"`}
+        where client_id = ${c.account.clientId} and id = ${position.id}`.execute(db);
+    const stored = await orderRepository.find(db, c.account.clientId, order.id);
+    const rows = await productRepository.listByOrder(db, c.account.clientId, order.id);
+    const expected = JSON.stringify(presentOrder(stored!, rows, t.runtime.config.publicBaseUrl));
+    expect((await c.call('GET', `/api/inbound/${order.id}?limit=10`)).raw).toBe(expected);
+    expect((await c.call('GET', `/api/inbound/${order.id}`)).raw).toBe(expected);
+    const empty = await c.create();
+    const bare = await orderRepository.find(db, c.account.clientId, empty.id);
+    expect((await c.call('GET', `/api/inbound/${empty.id}`)).raw).toBe(
+      JSON.stringify(presentOrder(bare!, [], t.runtime.config.publicBaseUrl)),
+    );
   });
 
   it('refuses an organization of another client and a missing productId', async () => {

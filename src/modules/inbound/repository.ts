@@ -10,6 +10,7 @@ import {
   type ExpressionBuilder,
   type Insertable,
   type Kysely,
+  type RawBuilder,
   type SqlBool,
   type Updateable,
 } from 'kysely';
@@ -45,6 +46,21 @@ function historyConditions(
   if (dates.to) conditions.push(eb('date', dates.toExclusive ? '<' : '<=', dates.to));
   return conditions;
 }
+
+/**
+ * The positions `p` of `from` as rows whose `row_to_json` is `presentProduct`'s object (P201): the same keys in
+ * the same order, `product` nested, `price` as `float8` (PostgreSQL's shortest exact output, as JavaScript's
+ * number to text), times as UTC with milliseconds, truncated as `Date` truncates microseconds.
+ */
+const presentedPositions = (from: RawBuilder<unknown>) => sql`
+  select p.id, p.order_id as "orderId", p.product_id as "productId",
+    (select row_to_json(n) from (select p.product_id as id, p.product_name as name, p.article, p.barcode) n)
+      as product,
+    p.quantity, p.introduced_quantity as "introducedQuantity", p.price::float8 as price, p.position,
+    p.created_user as "createdUser",
+    to_char(p.created_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdDate",
+    to_char(p.last_update_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastUpdateDate"
+  from ${from}`;
 
 /** Documents. */
 export const orderRepository = {
@@ -151,34 +167,30 @@ export const orderRepository = {
   /**
    * The document of `clientId` with all its positions, or with one page of them by position id, read in one
    * statement (one snapshot, one round trip: the read path of `GET /api/inbound/{orderId}`, paged or not).
+   * The positions come as the text of their JSON array in the API's shape, rendered by PostgreSQL byte for byte
+   * as `JSON.stringify` of `presentProduct` would (P201).
    */
   findWithProducts: async (
     db: Kysely<DB>,
     clientId: number,
     id: number,
     page?: { limit: number; offset: number },
-  ): Promise<{ order: OrderRow; products: OrderProductRow[] } | undefined> => {
+  ): Promise<{ order: OrderRow; productsJson: string } | undefined> => {
     const positions =
       page === undefined
         ? sql`inbound_order_product p where p.client_id = ${clientId} and p.order_id = o.id`
         : sql`(select * from inbound_order_product where client_id = ${clientId} and order_id = o.id
                 order by id limit ${page.limit} offset ${page.offset}) p`;
-    const result = await sql<OrderRow & { products_json: Array<Record<string, unknown>> }>`
-      select o.*, (select coalesce(json_agg(p order by p.id), '[]'::json) from ${positions}) as products_json
+    const result = await sql<OrderRow & { products_json: string }>`
+      select o.*, (
+        select coalesce('[' || string_agg(row_to_json(x)::text, ',' order by x.id) || ']', '[]')
+        from (${presentedPositions(positions)}) x
+      ) as products_json
       from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`.execute(db);
     const row = result.rows[0];
     if (!row) return undefined;
-    const { products_json: json, ...order } = row;
-    const products = json.map(
-      (product) =>
-        ({
-          ...product,
-          price: String(product.price),
-          created_date: new Date(product.created_date as string),
-          last_update_date: new Date(product.last_update_date as string),
-        }) as OrderProductRow,
-    );
-    return { order: order, products };
+    const { products_json: productsJson, ...order } = row;
+    return { order, productsJson };
   },
 
   /**

@@ -23,6 +23,7 @@ import {
   presentOrder,
   presentProduct,
   selfLink,
+  serializeOrder,
   type OrderProductRow,
   type OrderRow,
 } from './presenter.ts';
@@ -348,7 +349,7 @@ export class InboundService {
       });
       if (!found) throw notFound('order', id);
       return {
-        body: JSON.stringify(presentOrder(found.order, found.products, this.baseUrl)),
+        body: serializeOrder(found.order, found.productsJson, this.baseUrl),
         versionId: found.order.version_id,
       };
     }
@@ -365,7 +366,7 @@ export class InboundService {
     const readStartedAt = this.caches.documents.beginRead();
     const found = await orderRepository.findWithProducts(this.db, principal.clientId, id);
     if (!found) throw notFound('order', id);
-    const body = JSON.stringify(presentOrder(found.order, found.products, this.baseUrl));
+    const body = serializeOrder(found.order, found.productsJson, this.baseUrl);
     this.caches.documents.store(id, id, principal.clientId, body, readStartedAt, found.order.version_id);
     return { body, versionId: found.order.version_id };
   }
