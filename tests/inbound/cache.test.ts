@@ -187,38 +187,42 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache<number>();
     const early = cache.beginRead();
     cache.invalidate(1);
-    expect(cache.store(1, 1, 10, 'stale', early)).toBe(false);
-    expect(cache.store(2, 2, 10, 'other group', early)).toBe(true);
-    expect(cache.store(1, 1, 10, 'fresh', cache.beginRead())).toBe(true);
-    expect(cache.get(1, 10)?.body).toBe('fresh');
+    expect(cache.store(1, 1, 10, Buffer.from('stale'), early)).toBe(false);
+    expect(cache.store(2, 2, 10, Buffer.from('other group'), early)).toBe(true);
+    expect(cache.store(1, 1, 10, Buffer.from('fresh'), cache.beginRead())).toBe(true);
+    expect(cache.get(1, 10)?.body.toString()).toBe('fresh');
     expect(cache.get(1, 11)).toBeUndefined();
     const beforeReset = cache.beginRead();
     cache.clear();
-    expect(cache.store(3, 3, 10, 'stale', beforeReset)).toBe(false);
+    expect(cache.store(3, 3, 10, Buffer.from('stale'), beforeReset)).toBe(false);
     expect(cache.size).toBe(0);
   });
 
   it('drops every entry of an invalidated group', () => {
     const cache = new ResponseCache<string>();
     const read = cache.beginRead();
-    cache.store('a', 1, 1, 'a', read);
-    cache.store('b', 1, 1, 'b', read);
-    cache.store('c', 2, 2, 'c', read);
+    cache.store('a', 1, 1, Buffer.from('a'), read);
+    cache.store('b', 1, 1, Buffer.from('b'), read);
+    cache.store('c', 2, 2, Buffer.from('c'), read);
     cache.invalidate(1);
-    expect([cache.get('a', 1)?.body, cache.get('b', 1)?.body, cache.get('c', 2)?.body]).toEqual([
-      undefined,
-      undefined,
-      'c',
-    ]);
+    expect(
+      [cache.get('a', 1), cache.get('b', 1), cache.get('c', 2)].map((hit) => hit?.body.toString()),
+    ).toEqual([undefined, undefined, 'c']);
   });
 
   it('evicts the least recently used entries beyond its size bound', () => {
     const cache = new ResponseCache<number>(4);
     const read = cache.beginRead();
-    for (const key of [1, 2]) cache.store(key, key, 1, String(key), read);
+    for (const key of [1, 2]) cache.store(key, key, 1, Buffer.from(String(key)), read);
     cache.get(1, 1);
-    for (const key of [3, 4, 5]) cache.store(key, key, 1, String(key), read);
-    expect([1, 2, 3, 4, 5].map((key) => cache.get(key, 1)?.body)).toEqual(['1', undefined, '3', '4', '5']);
+    for (const key of [3, 4, 5]) cache.store(key, key, 1, Buffer.from(String(key)), read);
+    expect([1, 2, 3, 4, 5].map((key) => cache.get(key, 1)?.body.toString())).toEqual([
+      '1',
+      undefined,
+      '3',
+      '4',
+      '5',
+    ]);
   });
 
   it('packs many ids into notification keys below the payload limit', () => {

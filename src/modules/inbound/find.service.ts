@@ -33,17 +33,17 @@ export class InboundFindService {
   ) {}
 
   /**
-   * The serialized `find` page for `query`, from the cache of the client's pages when possible (dropped on any
+   * The serialized `find` page for `query` (UTF-8 bytes), from the cache of the client's pages when possible (dropped on any
    * change of one of the client's documents).
    * @param path the request path with its query: part of the cache key and `_links.self`
    * @throws 400 `error_validation` for a malformed date parameter
    */
-  async findBody(principal: Principal, query: OrderFindQuery, path: string): Promise<string> {
+  async findBody(principal: Principal, query: OrderFindQuery, path: string): Promise<Buffer> {
     const key = `${principal.clientId} ${path}`;
     const cached = this.caches.lists.get(key, principal.clientId);
     if (cached !== undefined) return cached.body;
     const readStartedAt = this.caches.lists.beginRead();
-    const body = JSON.stringify(await this.find(principal, query, path));
+    const body = Buffer.from(JSON.stringify(await this.find(principal, query, path)));
     this.caches.lists.store(key, principal.clientId, principal.clientId, body, readStartedAt);
     return body;
   }

@@ -4,7 +4,8 @@
  *
  * Each entry keeps its owner (the client id), so another client's request misses and gets the database's 404
  * like a missing id (D2.5). Entries belong to an invalidation group (a document: its id; a find page: its
- * client id) and are evicted least-recently-used beyond a size bound in characters.
+ * client id) and are evicted least-recently-used beyond a size bound in bytes. Bodies are kept as UTF-8 bytes,
+encoded once when stored: a hit is written to the socket without encoding its text again.
  *
  * Invalidation: the service calls `InboundCaches.invalidate` right after its commit, and
  * `notifyChange(trx, 'order', key)` inside the transaction with keys from `changeKeys`
@@ -21,14 +22,15 @@ import type { ChangeNotifier } from '../../db/notifications.ts';
 interface Entry {
   owner: number;
   group: number;
-  body: string;
+  body: Buffer;
   /** The entity's `versionId` when the body was read, for a check against the database on a hit. */
   version: number | undefined;
 }
 
 /** A cached body and the version it was read at. */
 export interface CachedBody {
-  body: string;
+  /** the serialized answer, UTF-8 */
+  body: Buffer;
   version: number | undefined;
 }
 
@@ -41,16 +43,16 @@ export class ResponseCache<K extends string | number> {
   private epoch = 0;
   /** Reads that began before this epoch may not store (set when everything is dropped). */
   private floor = 0;
-  private characters = 0;
+  private bytes = 0;
   /** While false the cache neither serves nor stores (the change listener is down, P36). */
   private active: () => boolean = () => true;
 
   /**
-   * @param maxCharacters bound of the bodies' total length
+   * @param maxBytes bound of the bodies' total size
    * @param maxTracked bound of remembered invalidation epochs (beyond it, reads in flight are refused)
    */
   constructor(
-    private readonly maxCharacters = 64 * 1024 * 1024,
+    private readonly maxBytes = 64 * 1024 * 1024,
     private readonly maxTracked = 100_000,
   ) {}
 
@@ -82,20 +84,20 @@ export class ResponseCache<K extends string | number> {
     key: K,
     group: number,
     owner: number,
-    body: string,
+    body: Buffer,
     readStartedAt: number,
     version?: number,
   ): boolean {
     if (!this.active()) return false;
     if (readStartedAt < this.floor || (this.invalidatedAt.get(group) ?? -1) > readStartedAt) return false;
-    if (body.length > this.maxCharacters / 4) return false;
+    if (body.length > this.maxBytes / 4) return false;
     this.remove(key);
     this.entries.set(key, { owner, group, body, version });
-    this.characters += body.length;
+    this.bytes += body.length;
     const keys = this.keysOfGroup.get(group);
     if (keys) keys.add(key);
     else this.keysOfGroup.set(group, new Set([key]));
-    while (this.characters > this.maxCharacters) {
+    while (this.bytes > this.maxBytes) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;
       this.remove(oldest.value);
@@ -122,7 +124,7 @@ export class ResponseCache<K extends string | number> {
     this.entries.clear();
     this.keysOfGroup.clear();
     this.invalidatedAt.clear();
-    this.characters = 0;
+    this.bytes = 0;
   }
 
   /** Number of cached bodies. */
@@ -134,7 +136,7 @@ export class ResponseCache<K extends string | number> {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.characters -= entry.body.length;
+    this.bytes -= entry.body.length;
     const keys = this.keysOfGroup.get(entry.group);
     keys?.delete(key);
     if (keys?.size === 0) this.keysOfGroup.delete(entry.group);

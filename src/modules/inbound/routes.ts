@@ -190,7 +190,7 @@ export const inboundRoutes =
         const variant =
           limit === undefined && page === undefined ? '' : `limit${limit ?? 100}-page${page ?? 1}`;
         if (answerNotModified(request, reply, entityTag('order', id, versionId, variant))) return reply;
-        // A ready JSON string: Fastify sends it as is (no second serialization).
+        // Ready JSON bytes: Fastify sends them as they are (no second serialization or encoding).
         return reply.type(HAL).send(body);
       },
     );

@@ -329,8 +329,8 @@ export class InboundService {
   }
 
   /**
-   * The serialized body of `GET /api/inbound/{orderId}` (with products) and the `versionId` it shows (for its
-   * entity tag, P133), from the cache when possible. Product paging (`limit`/`page`) bypasses the cache.
+   * The serialized body of `GET /api/inbound/{orderId}` (with products, UTF-8 bytes) and the `versionId` it shows
+   * (for its entity tag, P133), from the cache when possible. Product paging (`limit`/`page`) bypasses the cache.
    * @param revalidate whether a cache hit must first be checked against the stored `versionId` (the request's
    *   `Cache-Control: no-cache`, P198)
    * @throws 404 `error_not_found` for a missing or foreign id (D2.5)
@@ -340,7 +340,7 @@ export class InboundService {
     id: number,
     query: OrderGetQuery,
     revalidate = false,
-  ): Promise<{ body: string; versionId: number }> {
+  ): Promise<{ body: Buffer; versionId: number }> {
     if (query.limit !== undefined || query.page !== undefined) {
       const limit = query.limit ?? 100;
       const found = await orderRepository.findWithProducts(this.db, principal.clientId, id, {
@@ -349,7 +349,7 @@ export class InboundService {
       });
       if (!found) throw notFound('order', id);
       return {
-        body: serializeOrder(found.order, found.productsJson, this.baseUrl),
+        body: Buffer.from(serializeOrder(found.order, found.productsJson, this.baseUrl)),
         versionId: found.order.version_id,
       };
     }
@@ -366,7 +366,7 @@ export class InboundService {
     const readStartedAt = this.caches.documents.beginRead();
     const found = await orderRepository.findWithProducts(this.db, principal.clientId, id);
     if (!found) throw notFound('order', id);
-    const body = serializeOrder(found.order, found.productsJson, this.baseUrl);
+    const body = Buffer.from(serializeOrder(found.order, found.productsJson, this.baseUrl));
     this.caches.documents.store(id, id, principal.clientId, body, readStartedAt, found.order.version_id);
     return { body, versionId: found.order.version_id };
   }
