@@ -52,8 +52,8 @@ const PRODUCT_LIMIT = 100;
 
 /**
  * The SQL statements the service runs for the uncached document GET (`orderRepository.findWithProducts` with a
- * page of positions, one statement) and for the model GET (`modelRepository.find`, then `views` and `products`
- * concurrently), as steps: each a list of statements run concurrently, the steps in order.
+ * page of positions) and for the model GET (`modelRepository.findCard`), one statement each, as steps: each a
+ * list of statements run concurrently, the steps in order.
  */
 async function captureStatements(
   context: BenchContext,
@@ -77,14 +77,9 @@ async function captureStatements(
   try {
     await orderRepository.findWithProducts(db, clientId, orderId, { limit: PRODUCT_LIMIT, offset: 0 });
     const documentRead = take();
-    await modelRepository.find(db, clientId, modelId);
-    const modelFind = take();
-    await Promise.all([
-      modelRepository.views(db, clientId, modelId),
-      modelRepository.products(db, clientId, modelId),
-    ]);
-    const modelParts = take();
-    return { document: [documentRead], model: [modelFind, modelParts] };
+    await modelRepository.findCard(db, clientId, modelId);
+    const modelRead = take();
+    return { document: [documentRead], model: [modelRead] };
   } finally {
     await db.destroy();
   }

@@ -8,6 +8,9 @@ import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { expectError, expectNotFound, expectValidation, send, MISSING_ID } from '../helpers/http.ts';
 import { createBrandAndCategory, createModel, modelBody, type ProductModel } from '../helpers/catalog.ts';
 import type { EventCandidate, EventRecorder } from '../../src/events/outbox.ts';
+import { sql } from 'kysely';
+import { presentModel } from '../../src/modules/catalog/presenter.ts';
+import { modelRepository } from '../../src/modules/catalog/repository.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -97,6 +100,40 @@ describe('model cards', () => {
     ]);
     const read = await call('GET', `/api/model/${model.id}`, undefined, account.readToken);
     expect(read.json()).toEqual(model);
+  });
+
+  it('answers GET with the bytes of JSON.stringify of the presented card (views rendered by PostgreSQL, P201)', async () => {
+    const colors = ['quote " back \\ slash', 'ü 😀 \u2028 </script>', 'grey'];
+    const model = await createModel(t.app, account, colors, ['S', 'M']);
+    const db = t.runtime.database.db;
+    const [first, second, third] = model.views;
+    const clientId = account.clientId;
+    const change = (statement: ReturnType<typeof sql>) => statement.execute(db);
+    // sizes out of id order with a control character and microseconds; a missing barcode; a view without colour;
+    // a view whose sizes are all deleted
+    await change(sql`update product set position = 10 - position, name = name || ${'\n\t\u0001'},
+      created_date = '2024-01-02 03:04:05.999999+00', modified_date = '1999-12-31 23:59:59.0005+03'
+      where client_id = ${clientId} and view_id = ${first!.id}`);
+    await change(
+      sql`update product set barcode = null where client_id = ${clientId} and view_id = ${second!.id}`,
+    );
+    await change(
+      sql`update product_view set color = null where client_id = ${clientId} and id = ${second!.id}`,
+    );
+    await change(
+      sql`update product set deleted = true where client_id = ${clientId} and view_id = ${third!.id}`,
+    );
+    const stored = await modelRepository.find(db, clientId, model.id);
+    const expected = JSON.stringify(
+      presentModel(
+        stored!,
+        await modelRepository.views(db, clientId, model.id),
+        await modelRepository.products(db, clientId, model.id),
+      ),
+    );
+    expect(expected).toContain('"sizes":[]');
+    const read = await call('GET', `/api/model/${model.id}`, undefined, account.readToken);
+    expect(read.body).toBe(expected);
   });
 
   it('needs at least one view and one size, names the field, and refuses a repeated article', async () => {

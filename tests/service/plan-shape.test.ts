@@ -227,6 +227,7 @@ async function captureStatements(clientId: number): Promise<void> {
       );
       await step('receipts of a document', () => receiptRepository.listOfOrder(trx, clientId, order));
       await step('model', () => modelRepository.find(trx, clientId, ids.model));
+      await step('model card', () => modelRepository.findCard(trx, clientId, ids.model));
       await step('model lock', () => modelRepository.lock(trx, clientId, ids.model));
       await step('model views', () => modelRepository.views(trx, clientId, ids.model));
       await step('model products', () => modelRepository.products(trx, clientId, ids.model));
@@ -608,6 +609,7 @@ describe('statements keyed by several ids on the statistics of a young database'
           await step('packages', () => packageRepository.list(trx, clientId, order));
           await step('package ids', () => packageRepository.ids(trx, clientId, order));
           await step('model', () => modelRepository.find(trx, clientId, ids.model));
+          await step('model card', () => modelRepository.findCard(trx, clientId, ids.model));
           await step('model lock', () => modelRepository.lock(trx, clientId, ids.model));
           await step('model views', () => modelRepository.views(trx, clientId, ids.model));
           await step('model update', () => modelRepository.update(trx, clientId, ids.model, { title: 't' }));
@@ -677,7 +679,7 @@ describe('statements keyed by several ids on the statistics of a young database'
         .catch((error: unknown) => {
           if (error !== rollback) throw error;
         });
-      expect(new Set(statements.map((statement) => statement.name)).size).toBe(43);
+      expect(new Set(statements.map((statement) => statement.name)).size).toBe(44);
       const client = await youngPool.connect();
       try {
         await client.query(`set plan_cache_mode = force_generic_plan`);

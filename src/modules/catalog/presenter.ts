@@ -36,22 +36,27 @@ export const presentProduct = (row: ProductRecord): Product => ({
   modifiedDate: row.modified_date.toISOString(),
 });
 
+/** The model's own fields of a card, in the card's key order (everything but `views`). */
+const presentModelFields = (model: ModelRow): Omit<ProductModel, 'views'> => ({
+  id: model.id,
+  clientId: model.client_id,
+  organizationId: model.organization_id,
+  article: model.article,
+  title: model.title,
+  name: model.name,
+  description: model.description,
+  brandId: model.brand_id,
+  categoryId: model.category_id,
+  versionId: model.version_id,
+  createdUser: model.created_user,
+  createdDate: model.created_date.toISOString(),
+  modifiedDate: model.modified_date.toISOString(),
+});
+
 /** The whole card: the model, its views in order, each with its products in order. */
 export function presentModel(model: ModelRow, views: ViewRow[], products: ProductRecord[]): ProductModel {
   return {
-    id: model.id,
-    clientId: model.client_id,
-    organizationId: model.organization_id,
-    article: model.article,
-    title: model.title,
-    name: model.name,
-    description: model.description,
-    brandId: model.brand_id,
-    categoryId: model.category_id,
-    versionId: model.version_id,
-    createdUser: model.created_user,
-    createdDate: model.created_date.toISOString(),
-    modifiedDate: model.modified_date.toISOString(),
+    ...presentModelFields(model),
     views: views.map((view) => ({
       id: view.id,
       productModelId: view.model_id,
@@ -60,6 +65,13 @@ export function presentModel(model: ModelRow, views: ViewRow[], products: Produc
     })),
   };
 }
+
+/**
+ * The JSON text of the card with its views given as the text of their JSON array (`viewsJson`, rendered by
+ * PostgreSQL, P201): the bytes of `JSON.stringify(presentModel(…))`, `views` being the last key.
+ */
+export const serializeModel = (model: ModelRow, viewsJson: string): string =>
+  `${JSON.stringify(presentModelFields(model)).slice(0, -1)},"views":${viewsJson}}`;
 
 export const presentProductRow = (row: ProductFindRecord): ProductRow => ({
   id: row.id,

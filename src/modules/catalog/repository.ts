@@ -5,6 +5,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { idRows } from '../../db/id-rows.ts';
+import { isoText } from '../../db/json-text.ts';
 import { drivingWord } from './search-words.repository.ts';
 import type {
   BrandTable,
@@ -97,6 +98,40 @@ export const modelRepository = {
       .where('id', '=', id)
       .where((eb) => eb.not(eb.ref('deleted')))
       .executeTakeFirst(),
+  /**
+   * The live model of `clientId` with its views and their live sizes, in one statement: the views come as the
+   * text of their JSON array in the API's shape (`presentModel`'s `views`, in position and id order), rendered
+   * by PostgreSQL byte for byte as `JSON.stringify` would write them (P201).
+   */
+  findCard: async (
+    db: Kysely<DB>,
+    clientId: number,
+    id: number,
+  ): Promise<{ model: ModelRow; viewsJson: string } | undefined> => {
+    const result = await sql<ModelRow & { views_json: string }>`
+      select m.*, (
+        select coalesce('[' || string_agg(row_to_json(v)::text, ',' order by pv.position, pv.id) || ']', '[]')
+        from product_view pv
+        cross join lateral (
+          select pv.id, pv.model_id as "productModelId", pv.color, (
+            select coalesce('[' || string_agg(row_to_json(s)::text, ',' order by p.position, p.id) || ']', '[]')
+            from product p
+            cross join lateral (
+              select p.id, p.model_id as "productModelId", p.view_id as "productViewId", p.name, p.size,
+                p.barcode, ${isoText(sql`p.created_date`)} as "createdDate",
+                ${isoText(sql`p.modified_date`)} as "modifiedDate"
+            ) s
+            where p.client_id = ${clientId} and p.view_id = pv.id and not p.deleted
+          )::json as sizes
+        ) v
+        where pv.client_id = ${clientId} and pv.model_id = m.id
+      ) as views_json
+      from product_model m where m.client_id = ${clientId} and m.id = ${id} and not m.deleted`.execute(db);
+    const row = result.rows[0];
+    if (!row) return undefined;
+    const { views_json: viewsJson, ...model } = row;
+    return { model, viewsJson };
+  },
   /** Locks the client's model for a change. */
   lock: (db: Kysely<DB>, clientId: number, id: number) =>
     db

@@ -115,17 +115,16 @@ export const catalogRoutes =
       },
       async (request, reply) => {
         const id = parseId('model', request.params.id);
-        const withParams = request.query.withParams === true;
-        const model = await catalog.getModel(request.principal, id, withParams);
-        if (
-          answerNotModified(
-            request,
-            reply,
-            entityTag('model', id, model.versionId, withParams ? 'params' : ''),
-          )
-        )
-          return reply;
-        return model;
+        if (request.query.withParams === true) {
+          const model = await catalog.getModelWithParams(request.principal, id);
+          if (answerNotModified(request, reply, entityTag('model', id, model.versionId, 'params')))
+            return reply;
+          return model;
+        }
+        const { body, versionId } = await catalog.getModelBody(request.principal, id);
+        if (answerNotModified(request, reply, entityTag('model', id, versionId, ''))) return reply;
+        // Ready JSON text: Fastify sends it as it is (no second serialization).
+        return reply.type('application/json; charset=utf-8').send(body);
       },
     );
     app.put(

@@ -20,6 +20,7 @@ import {
   presentModel,
   presentProduct,
   presentProductRow,
+  serializeModel,
 } from './presenter.ts';
 import {
   dictionaryRepository,
@@ -183,14 +184,25 @@ export class CatalogService {
   }
 
   /**
-   * The whole card of a model of the caller's client.
+   * The serialized whole card of a model of the caller's client (the answer of `GET /api/model/{id}` without
+   * parameters; one statement, its views rendered by PostgreSQL, P201) and the `versionId` it shows.
    * @throws 404 `error_not_found` `{entity: 'model', id}`
    */
-  async getModel(principal: Principal, id: number, withParams = false): Promise<ProductModel> {
+  async getModelBody(principal: Principal, id: number): Promise<{ body: string; versionId: number }> {
+    const found = await modelRepository.findCard(this.db, principal.clientId, id);
+    if (!found) throw notFound('model', id);
+    return { body: serializeModel(found.model, found.viewsJson), versionId: found.model.version_id };
+  }
+
+  /**
+   * The whole card of a model of the caller's client with each level's effective parameter values
+   * (`GET /api/model/{id}?withParams=true`, D11.2).
+   * @throws 404 `error_not_found` `{entity: 'model', id}`
+   */
+  async getModelWithParams(principal: Principal, id: number): Promise<ProductModel> {
     const model = await modelRepository.find(this.db, principal.clientId, id);
     if (!model) throw notFound('model', id);
-    const card = await this.load(this.db, model);
-    return withParams ? this.withEffectiveParams(model, card) : card;
+    return this.withEffectiveParams(model, await this.load(this.db, model));
   }
 
   /** Adds each level's effective parameter values: product > view > model > category (D11.2). */

@@ -16,6 +16,7 @@ import {
 } from 'kysely';
 import type { DB, InboundOrderProductTable, InboundOrderTable } from '../../db/schema.ts';
 import { idRows } from '../../db/id-rows.ts';
+import { isoText } from '../../db/json-text.ts';
 import type { DateRange } from './find-filter.ts';
 import type { OrderHistoryRow, OrderProductRow, OrderRow } from './presenter.ts';
 
@@ -50,7 +51,7 @@ function historyConditions(
 /**
  * The positions `p` of `from` as rows whose `row_to_json` is `presentProduct`'s object (P201): the same keys in
  * the same order, `product` nested, `price` as `float8` (PostgreSQL's shortest exact output, as JavaScript's
- * number to text), times as UTC with milliseconds, truncated as `Date` truncates microseconds.
+ * number to text), times as `toISOString` writes them (`isoText`).
  */
 const presentedPositions = (from: RawBuilder<unknown>) => sql`
   select p.id, p.order_id as "orderId", p.product_id as "productId",
@@ -58,8 +59,7 @@ const presentedPositions = (from: RawBuilder<unknown>) => sql`
       as product,
     p.quantity, p.introduced_quantity as "introducedQuantity", p.price::float8 as price, p.position,
     p.created_user as "createdUser",
-    to_char(p.created_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdDate",
-    to_char(p.last_update_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastUpdateDate"
+    ${isoText(sql`p.created_date`)} as "createdDate", ${isoText(sql`p.last_update_date`)} as "lastUpdateDate"
   from ${from}`;
 
 /** Documents. */
