@@ -10,3 +10,11 @@ import { sql, type RawBuilder } from 'kysely';
  */
 export const isoText = (column: RawBuilder<unknown>) =>
   sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The JSON array text of `element` (a `json` value per row, e.g. `row_to_json(x)`) over the rows of the enclosing
+ * `from`, in `orderBy` order; `[]` without rows. Compact like `JSON.stringify`: `json_agg` would put a line break
+ * between elements.
+ */
+export const jsonArrayText = (element: RawBuilder<unknown>, orderBy: RawBuilder<unknown>) =>
+  sql<string>`coalesce('[' || string_agg(${element}::text, ',' order by ${orderBy}) || ']', '[]')`;

@@ -5,7 +5,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { idRows } from '../../db/id-rows.ts';
-import { isoText } from '../../db/json-text.ts';
+import { isoText, jsonArrayText } from '../../db/json-text.ts';
 import { drivingWord } from './search-words.repository.ts';
 import type {
   BrandTable,
@@ -110,11 +110,11 @@ export const modelRepository = {
   ): Promise<{ model: ModelRow; viewsJson: string } | undefined> => {
     const result = await sql<ModelRow & { views_json: string }>`
       select m.*, (
-        select coalesce('[' || string_agg(row_to_json(v)::text, ',' order by pv.position, pv.id) || ']', '[]')
+        select ${jsonArrayText(sql`row_to_json(v)`, sql`pv.position, pv.id`)}
         from product_view pv
         cross join lateral (
           select pv.id, pv.model_id as "productModelId", pv.color, (
-            select coalesce('[' || string_agg(row_to_json(s)::text, ',' order by p.position, p.id) || ']', '[]')
+            select ${jsonArrayText(sql`row_to_json(s)`, sql`p.position, p.id`)}
             from product p
             cross join lateral (
               select p.id, p.model_id as "productModelId", p.view_id as "productViewId", p.name, p.size,

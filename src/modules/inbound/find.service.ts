@@ -33,8 +33,8 @@ export class InboundFindService {
   ) {}
 
   /**
-   * The serialized `find` page for `query` (UTF-8 bytes), from the cache of the client's pages when possible (dropped on any
-   * change of one of the client's documents).
+   * The serialized `find` page for `query` (UTF-8 bytes), from the cache of the client's pages when possible
+   * (dropped on any change of one of the client's documents).
    * @param path the request path with its query: part of the cache key and `_links.self`
    * @throws 400 `error_validation` for a malformed date parameter
    */

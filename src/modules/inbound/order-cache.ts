@@ -5,7 +5,7 @@
  * Each entry keeps its owner (the client id), so another client's request misses and gets the database's 404
  * like a missing id (D2.5). Entries belong to an invalidation group (a document: its id; a find page: its
  * client id) and are evicted least-recently-used beyond a size bound in bytes. Bodies are kept as UTF-8 bytes,
-encoded once when stored: a hit is written to the socket without encoding its text again.
+ * encoded once when stored: a hit is written to the socket without encoding its text again.
  *
  * Invalidation: the service calls `InboundCaches.invalidate` right after its commit, and
  * `notifyChange(trx, 'order', key)` inside the transaction with keys from `changeKeys`

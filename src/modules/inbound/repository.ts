@@ -16,7 +16,7 @@ import {
 } from 'kysely';
 import type { DB, InboundOrderProductTable, InboundOrderTable } from '../../db/schema.ts';
 import { idRows } from '../../db/id-rows.ts';
-import { isoText } from '../../db/json-text.ts';
+import { isoText, jsonArrayText } from '../../db/json-text.ts';
 import type { DateRange } from './find-filter.ts';
 import type { OrderHistoryRow, OrderProductRow, OrderRow } from './presenter.ts';
 
@@ -183,8 +183,7 @@ export const orderRepository = {
                 order by id limit ${page.limit} offset ${page.offset}) p`;
     const result = await sql<OrderRow & { products_json: string }>`
       select o.*, (
-        select coalesce('[' || string_agg(row_to_json(x)::text, ',' order by x.id) || ']', '[]')
-        from (${presentedPositions(positions)}) x
+        select ${jsonArrayText(sql`row_to_json(x)`, sql`x.id`)} from (${presentedPositions(positions)}) x
       ) as products_json
       from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`.execute(db);
     const row = result.rows[0];
