@@ -10,7 +10,9 @@
  * Bounded per connection: at most `MAX_PREPARED_PER_CONNECTION` statements, and texts are counted until
  * `MAX_COUNTED_PER_CONNECTION` distinct ones were seen (texts that vary with their input, such as `in` lists
  * of every length, stop being counted there). Texts without values go as before (the simple protocol, which
- * allows several statements in one text). Behind PgBouncer in transaction mode, use PgBouncer 1.21 or later
+ * allows several statements in one text). Texts that match a pattern (`ilike`) stay unnamed, so each call is
+ * planned for its pattern: a generic plan cannot know how selective a pattern is, and one chosen for an average
+ * pattern ANDs a trigram scan with the client's whole key range (P202). Behind PgBouncer in transaction mode, use PgBouncer 1.21 or later
  * with `max_prepared_statements` set.
  */
 import { createHash } from 'node:crypto';
@@ -23,6 +25,9 @@ export const MAX_PREPARED_PER_CONNECTION = 200;
 /** Most distinct texts a connection counts executions of. */
 export const MAX_COUNTED_PER_CONNECTION = 1_000;
 
+/** Statements planned on every call: those that match a pattern (P202). */
+const MATCHES_PATTERN = /\silike\s/i;
+
 /** A `pg` client that prepares the parameterized statements it repeats; pass it as the pool's `Client`. */
 export class PreparingClient extends pg.Client {
   /** Executions per counted text, and the statement name once prepared. */
@@ -31,6 +36,7 @@ export class PreparingClient extends pg.Client {
 
   /** The statement name for `text`'s next execution, or undefined to send it unnamed. */
   #nameFor(text: string): string | undefined {
+    if (MATCHES_PATTERN.test(text)) return undefined;
     let statement = this.#statements.get(text);
     if (statement === undefined) {
       if (this.#statements.size >= MAX_COUNTED_PER_CONNECTION) return undefined;

@@ -1,7 +1,8 @@
 /**
  * Prepared statements of the service's connections (src/db/prepared-statements.ts, P149): a parameterized text
  * is named on its second execution on a connection and answered the same; texts without values stay on the
- * simple protocol (several statements in one text still run); a connection keeps a bounded number.
+ * simple protocol (several statements in one text still run), and so do texts that match a pattern (P202); a
+ * connection keeps a bounded number.
  */
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,12 @@ describe('prepared statements', () => {
     for (let round = 0; round < 3; round += 1)
       await sql`select 1 /* plain */; select 2 /* plain */`.execute(db);
     expect((await preparedTexts()).filter((statement) => statement.includes('/* plain */'))).toEqual([]);
+  });
+
+  it('leaves texts that match a pattern unnamed: each call is planned for its pattern (P202)', async () => {
+    for (const pattern of ['%a%', '%b%', '%c%'])
+      await sql`select ${'abc'}::text ilike ${pattern} as found /* pattern */`.execute(db);
+    expect((await preparedTexts()).filter((statement) => statement.includes('/* pattern */'))).toEqual([]);
   });
 
   it('keeps at most MAX_PREPARED_PER_CONNECTION statements on a connection, and answers the rest unnamed', async () => {
