@@ -9,8 +9,8 @@ import { expectError, expectNotFound, expectValidation, send, MISSING_ID } from 
 import { createBrandAndCategory, createModel, modelBody, type ProductModel } from '../helpers/catalog.ts';
 import type { EventCandidate, EventRecorder } from '../../src/events/outbox.ts';
 import { sql } from 'kysely';
-import { presentModel } from '../../src/modules/catalog/presenter.ts';
-import { modelRepository } from '../../src/modules/catalog/repository.ts';
+import { presentModel, presentProductRow } from '../../src/modules/catalog/presenter.ts';
+import { modelRepository, productFindRepository } from '../../src/modules/catalog/repository.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -327,6 +327,40 @@ describe('GET /api/product/find', () => {
     expect((await call('GET', `/api/product/find?modelId=${model.id}&count=true`)).json()).toMatchObject({
       total: 0,
     });
+  });
+
+  it('answers rows with the bytes of JSON.stringify of the presented rows (rendered by PostgreSQL, P201)', async () => {
+    const owner = await createAccount(t.runtime);
+    const model = await createModel(
+      t.app,
+      owner,
+      ['quote " back \\ slash', 'ü 😀 \u2028 </script>'],
+      ['S', 'M'],
+    );
+    const db = t.runtime.database.db;
+    const [first, second] = model.views;
+    // a control character and microseconds; a missing barcode; a view without colour
+    await sql`update product set name = name || ${'\n\t\u0001'},
+      modified_date = '1999-12-31 23:59:59.0005+03'
+      where client_id = ${owner.clientId} and view_id = ${first!.id}`.execute(db);
+    await sql`update product set barcode = null where client_id = ${owner.clientId} and view_id = ${second!.id}`.execute(
+      db,
+    );
+    await sql`update product_view set color = null where client_id = ${owner.clientId} and id = ${second!.id}`.execute(
+      db,
+    );
+    const ids = model.views.flatMap((view) => view.sizes.map((size) => size.id)).sort((a, b) => a - b);
+    const rows = await productFindRepository.byIds(db, owner.clientId, ids);
+    const presented = ids.map((id) => presentProductRow(rows.find((row) => row.id === id)!));
+    for (const path of ['limit=3', `article=${model.article}&limit=3`, 'query=t-shirt&limit=3']) {
+      const read = await call('GET', `/api/product/find?${path}&count=true`, undefined, owner.readToken);
+      const { nextCursor } = read.json<{ nextCursor: string }>();
+      expect(read.body, path).toBe(
+        JSON.stringify({ rows: presented.slice(0, 3), page: 1, total: 4, nextCursor }),
+      );
+    }
+    const last = await call('GET', '/api/product/find?limit=3&page=2', undefined, owner.readToken);
+    expect(last.body).toBe(JSON.stringify({ rows: presented.slice(3), page: 2 }));
   });
 });
 

@@ -411,9 +411,25 @@ function productsOnly(db: Kysely<DB>, criteria: ProductCriteria, drivers: Produc
 export type ProductPageStart = { offset: number } | { afterId: number };
 
 /**
+ * The row's JSON text in the API's shape (`ProductRow`: `presentProductRow`'s keys in its order), written by
+ * PostgreSQL byte for byte as `JSON.stringify` of the presented row (P201).
+ */
+const presentedRow = sql<string>`(select row_to_json(r)::text from (select product.id, product.model_id as "modelId",
+  product.view_id as "viewId", model.article, product.barcode, product.name, product.size, "view".color,
+  model.brand_id as "brandId", model.category_id as "categoryId",
+  ${isoText(sql`product.modified_date`)} as "modifiedDate") r)`;
+
+/** A row of a product page: its id (for the cursor) and its JSON text in the API's shape. */
+export interface ProductPageRow {
+  id: number;
+  json: string;
+}
+
+/**
  * Product search (stable: ordered by id, ties impossible). Without a model filter the page's ids are found on
  * `product` alone and only those rows are joined (a deferred join: deep pages skip 100 joins per row skipped).
- * A page has `limit + 1` rows when there is a next one.
+ * A page has `limit + 1` rows when there is a next one; each row comes as JSON text (P201). The row count is a
+ * literal and a first page has no `offset`, so its prepared statement keeps one generic plan (P202).
  */
 export const productFindRepository = {
   page: async (
@@ -422,7 +438,7 @@ export const productFindRepository = {
     ascending: boolean,
     limit: number,
     from: ProductPageStart,
-  ) => {
+  ): Promise<ProductPageRow[]> => {
     const drivers = criteria.query === undefined ? {} : await productTextDrivers(db, criteria.query);
     const direction = ascending ? 'asc' : 'desc';
     const offset = 'offset' in from ? from.offset : 0;
@@ -430,20 +446,20 @@ export const productFindRepository = {
     const after = ascending ? '>' : '<';
     if (needsModel(criteria))
       return filtered(db, criteria, drivers)
-        .select(ROW_COLUMNS)
+        .select(['product.id', presentedRow.as('json')])
         .$if(afterId !== undefined, (qb) => qb.where('product.id', after, afterId as number))
         .orderBy('product.id', direction)
-        .limit(limit + 1)
-        .offset(offset)
+        .limit(sql.lit(limit + 1))
+        .$if(offset > 0, (qb) => qb.offset(offset))
         .execute();
     const ids = productsOnly(db, criteria, drivers)
       .select('id')
       .$if(afterId !== undefined, (qb) => qb.where('id', after, afterId as number))
       .orderBy('id', direction)
-      .limit(limit + 1)
-      .offset(offset);
+      .limit(sql.lit(limit + 1))
+      .$if(offset > 0, (qb) => qb.offset(offset));
     return productRows(db, criteria.clientId)
-      .select(ROW_COLUMNS)
+      .select(['product.id', presentedRow.as('json')])
       .where('product.id', 'in', ids)
       .orderBy('product.id', direction)
       .execute();
@@ -468,8 +484,8 @@ export const productFindRepository = {
           .execute(),
 };
 
-/** One row of `productFindRepository`. */
-export type ProductFindRecord = Awaited<ReturnType<typeof productFindRepository.page>>[number];
+/** One row of `productFindRepository.byIds`. */
+export type ProductFindRecord = Awaited<ReturnType<typeof productFindRepository.byIds>>[number];
 
 /** Catalog entities other groups attach things to (keywords D6.2, tags D7). */
 export type CatalogEntityTable = 'product' | 'product_view' | 'product_model';

@@ -185,7 +185,11 @@ export const catalogRoutes =
           response: { 200: ProductPage, ...errors },
         },
       },
-      (request) => catalog.findProducts(request.principal, request.query),
+      // Ready JSON text: Fastify sends it as it is (no second serialization).
+      async (request, reply) =>
+        reply
+          .type('application/json; charset=utf-8')
+          .send(await catalog.findProducts(request.principal, request.query)),
     );
     done();
   };

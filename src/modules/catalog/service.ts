@@ -49,7 +49,6 @@ import type {
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
 type Page<T> = { rows: T[]; page: number; total?: number };
-type KeysetPageOf<T> = Page<T> & { nextCursor?: string };
 
 /** Operations of the catalog group. */
 export class CatalogService {
@@ -374,8 +373,12 @@ export class CatalogService {
     });
   }
 
-  /** A page of product rows (stable id order; `count` only when asked, D4), by `page` or after a `cursor` (P172). */
-  async findProducts(principal: Principal, query: ProductFindQuery): Promise<KeysetPageOf<ProductRow>> {
+  /**
+   * A page of product rows (stable id order; `count` only when asked, D4), by `page` or after a `cursor` (P172).
+   * @returns the page (`ProductPage`) as JSON text, its rows written by PostgreSQL (P201)
+   * @throws AppError `error_validation` for a cursor that is not this list's or is sent with `page`
+   */
+  async findProducts(principal: Principal, query: ProductFindQuery): Promise<string> {
     const limit = query.limit ?? 100;
     const ascending = query.ascending ?? true;
     const scope = { list: 'product.find', clientId: principal.clientId, sortBy: 'ID', ascending };
@@ -402,12 +405,9 @@ export class CatalogService {
       value: null,
       id: row.id,
     }));
-    return {
-      rows: rows.map(presentProductRow),
-      page,
-      ...(query.count && { total: await productFindRepository.count(this.db, criteria) }),
-      ...(nextCursor !== undefined && { nextCursor }),
-    };
+    const total = query.count ? `,"total":${await productFindRepository.count(this.db, criteria)}` : '';
+    const next = nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(nextCursor)}`;
+    return `{"rows":[${rows.map((row) => row.json).join(',')}],"page":${page}${total}${next}}`;
   }
 
   /** Product rows by id, for `CREATE_PRODUCT` event bodies (D9.2). */
