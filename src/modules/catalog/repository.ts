@@ -390,6 +390,10 @@ const ROW_COLUMNS = [
 const needsModel = (criteria: ProductCriteria) =>
   criteria.article !== undefined || criteria.brandId !== undefined || criteria.categoryId !== undefined;
 
+/** Whether a search has a filter besides the client. */
+const isFiltered = ({ clientId: _clientId, ...filters }: ProductCriteria) =>
+  Object.values(filters).some((value) => value !== undefined);
+
 /** The client's live products filtered by product columns only (models are never deleted without them). */
 function productsOnly(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers) {
   return db
@@ -428,8 +432,9 @@ export interface ProductPageRow {
 /**
  * Product search (stable: ordered by id, ties impossible). Without a model filter the page's ids are found on
  * `product` alone and only those rows are joined (a deferred join: deep pages skip 100 joins per row skipped).
- * A page has `limit + 1` rows when there is a next one; each row comes as JSON text (P201). The row count is a
- * literal and a first page has no `offset`, so its prepared statement keeps one generic plan (P202).
+ * A page has `limit + 1` rows when there is a next one; each row comes as JSON text (P201). Without a filter the
+ * row count is a literal and a first page has no `offset`, so its prepared statement keeps one generic plan;
+ * with one, every call is planned for its values (P202).
  */
 export const productFindRepository = {
   page: async (
@@ -449,14 +454,14 @@ export const productFindRepository = {
         .select(['product.id', presentedRow.as('json')])
         .$if(afterId !== undefined, (qb) => qb.where('product.id', after, afterId as number))
         .orderBy('product.id', direction)
-        .limit(sql.lit(limit + 1))
-        .$if(offset > 0, (qb) => qb.offset(offset))
+        .limit(limit + 1)
+        .offset(offset)
         .execute();
     const ids = productsOnly(db, criteria, drivers)
       .select('id')
       .$if(afterId !== undefined, (qb) => qb.where('id', after, afterId as number))
       .orderBy('id', direction)
-      .limit(sql.lit(limit + 1))
+      .limit(isFiltered(criteria) ? limit + 1 : sql.lit(limit + 1))
       .$if(offset > 0, (qb) => qb.offset(offset));
     return productRows(db, criteria.clientId)
       .select(['product.id', presentedRow.as('json')])
