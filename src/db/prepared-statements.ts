@@ -12,8 +12,8 @@
  * of every length, stop being counted there). Texts without values go as before (the simple protocol, which
  * allows several statements in one text). Texts that match a pattern (`ilike`) stay unnamed, so each call is
  * planned for its pattern: a generic plan cannot know how selective a pattern is, and one chosen for an average
- * pattern ANDs a trigram scan with the client's whole key range (P202). Behind PgBouncer in transaction mode, use PgBouncer 1.21 or later
- * with `max_prepared_statements` set.
+ * pattern ANDs a trigram scan with the client's whole key range (P202). Behind PgBouncer in transaction mode,
+ * use PgBouncer 1.21 or later with `max_prepared_statements` set.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
