@@ -30,19 +30,19 @@ const MATCHES_PATTERN = /\silike\s/i;
 
 /** A `pg` client that prepares the parameterized statements it repeats; pass it as the pool's `Client`. */
 export class PreparingClient extends pg.Client {
-  /** Executions per counted text, and the statement name once prepared. */
-  readonly #statements = new Map<string, { executions: number; name?: string }>();
+  /** Per counted text: its executions, the statement name once prepared, and whether it is never prepared. */
+  readonly #statements = new Map<string, { executions: number; name?: string; plannedPerCall: boolean }>();
   #prepared = 0;
 
   /** The statement name for `text`'s next execution, or undefined to send it unnamed. */
   #nameFor(text: string): string | undefined {
-    if (MATCHES_PATTERN.test(text)) return undefined;
     let statement = this.#statements.get(text);
     if (statement === undefined) {
       if (this.#statements.size >= MAX_COUNTED_PER_CONNECTION) return undefined;
-      statement = { executions: 0 };
+      statement = { executions: 0, plannedPerCall: MATCHES_PATTERN.test(text) };
       this.#statements.set(text, statement);
     }
+    if (statement.plannedPerCall) return undefined;
     statement.executions += 1;
     if (
       statement.name === undefined &&
