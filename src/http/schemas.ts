@@ -114,6 +114,17 @@ export const Page = <T extends TSchema>(row: T, options: TObjectOptions = {}) =>
     options,
   );
 
+/**
+ * The JSON text of a page (`Page`, or `KeysetPage` with `nextCursor`) around rows already serialized, for answers
+ * whose rows PostgreSQL writes (P155, P201): `rows` is the text of their JSON array; `total` and `nextCursor`
+ * appear only when given, in the schemas' order.
+ */
+export function pageText(rows: string, page: number, total?: number, nextCursor?: string): string {
+  const counted = total === undefined ? '' : `,"total":${total}`;
+  const next = nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(nextCursor)}`;
+  return `{"rows":${rows},"page":${page}${counted}${next}}`;
+}
+
 /** A repeated query parameter (`statuses=A&statuses=B`); a single value is a one-element array (D4.3). */
 export const RepeatedQuery = <T extends TSchema>(item: T, options: TArrayOptions = {}) =>
   Type.Optional(Type.Array(item, options));

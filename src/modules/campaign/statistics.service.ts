@@ -8,6 +8,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { DB } from '../../db/schema.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, validationError } from '../../http/errors.ts';
+import { pageText } from '../../http/schemas.ts';
 import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 import { resolveCampaignFilter, type CampaignFilterQuery, type ResolvedCampaignFilter } from './filter.ts';
 import { MARKET1_SERVICE, type Market1Access } from './market1-access.ts';
@@ -115,8 +116,7 @@ export class CampaignStatisticsService {
   async statCampaigns(principal: Principal, query: CampaignFilterQuery): Promise<string> {
     const filter = await this.resolve(principal, query);
     const page = await this.limit(() => statisticsRepository.statPage(this.db, filter));
-    const total = filter.count ? `,"total":${page.total}` : '';
-    return `{"rows":${page.rows},"page":${filter.page}${total}}`;
+    return pageText(page.rows, filter.page, page.total ?? undefined);
   }
 
   /**

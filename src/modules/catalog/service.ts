@@ -12,6 +12,7 @@ import type { DB } from '../../db/schema.ts';
 import type { ChangeRunner, ChangeSet } from '../../changes/change-runner.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
+import { pageText } from '../../http/schemas.ts';
 import { organizationRepository } from '../accounts/repository.ts';
 import { checkValues, overlay, replaceValues, storedValues } from './parameters.ts';
 import {
@@ -405,9 +406,8 @@ export class CatalogService {
       value: null,
       id: row.id,
     }));
-    const total = query.count ? `,"total":${await productFindRepository.count(this.db, criteria)}` : '';
-    const next = nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(nextCursor)}`;
-    return `{"rows":[${rows.map((row) => row.json).join(',')}],"page":${page}${total}${next}}`;
+    const total = query.count ? await productFindRepository.count(this.db, criteria) : undefined;
+    return pageText(`[${rows.map((row) => row.json).join(',')}]`, page, total, nextCursor);
   }
 
   /** Product rows by id, for `CREATE_PRODUCT` event bodies (D9.2). */
