@@ -208,18 +208,21 @@ async function startBenchServer(script: string, setup: unknown): Promise<ServerP
 /**
  * Starts the ceiling: a bare `node:http` server (bench/ceiling-server.ts, its own process like the service)
  * that answers each recorded request with the same status, content type, body and a request-id header of the
- * same size, from memory.
+ * same size, from memory; with `framework: 'fastify'`, a Fastify instance without plugins or hooks does.
  */
-export function startCeiling(responses: RecordedResponse[]): Promise<ServerProcess> {
-  return startBenchServer(
-    'ceiling-server.ts',
-    responses.map((response) => ({
+export function startCeiling(
+  responses: RecordedResponse[],
+  framework: 'node:http' | 'fastify' = 'node:http',
+): Promise<ServerProcess> {
+  return startBenchServer('ceiling-server.ts', {
+    framework,
+    recorded: responses.map((response) => ({
       key: `${response.method} ${response.url}`,
       status: response.status,
       contentType: response.contentType,
       body: response.body.toString('base64'),
     })),
-  );
+  });
 }
 
 /** A SQL statement as the service's Kysely compiles it: text and values. */
@@ -432,13 +435,25 @@ const clockTicksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encodi
  * Resolution: one clock tick (10 ms at the usual 100 Hz).
  */
 export function cpuMs(pids: number[]): number {
-  let ticks = 0;
+  const { user, system } = cpuTimesMs(pids);
+  return user + system;
+}
+
+/**
+ * CPU time used so far by `pids` in user and in system (kernel) mode, each with that of their exited and reaped
+ * children, in ms; resolution as `cpuMs`.
+ */
+export function cpuTimesMs(pids: number[]): { user: number; system: number } {
+  let user = 0;
+  let system = 0;
   for (const pid of pids) {
     const fields = procStat(pid);
+    if (!fields) continue;
     // utime, stime, cutime, cstime: fields 14..17 of stat, 11..14 here
-    if (fields) for (const index of [11, 12, 13, 14]) ticks += Number(fields[index] ?? 0);
+    user += Number(fields[11] ?? 0) + Number(fields[13] ?? 0);
+    system += Number(fields[12] ?? 0) + Number(fields[14] ?? 0);
   }
-  return (ticks * 1000) / clockTicksPerSecond;
+  return { user: (user * 1000) / clockTicksPerSecond, system: (system * 1000) / clockTicksPerSecond };
 }
 
 /**

@@ -25,7 +25,7 @@ import { createLargeModel } from './catalog.ts';
 import { createFiftyProductDocument, record } from './inbound.ts';
 import {
   cpuMs,
-  formatMs,
+  cpuTimesMs,
   formatNumber,
   postgresPids,
   runLoad,
@@ -85,41 +85,49 @@ async function captureStatements(
   }
 }
 
-/** One load run's figures, with the service's CPU per request when measured. */
-interface Measured {
-  load: LoadResult;
-  cpu?: { node: number; postgres: number };
+/** CPU per request of a server's Node process (user and system mode) and of the service's PostgreSQL, in ms. */
+interface CpuPerRequest {
+  user: number;
+  system: number;
+  postgres: number;
 }
 
+/** One load run's figures, with the server's CPU per request. */
+interface Measured {
+  load: LoadResult;
+  cpu: CpuPerRequest;
+}
+
+/**
+ * Loads `path` of the server at `baseUrl` (a warm-up, then `seconds` measured) and reads the CPU its Node
+ * process `pid` and the service's PostgreSQL (`dataDir`; idle for the bytes ceiling) used meanwhile.
+ */
 async function measure(
   baseUrl: string,
   path: string,
   token: string,
   seconds: number,
-  context?: BenchContext,
+  pid: number,
+  dataDir: string,
 ): Promise<Measured> {
   const options = { url: baseUrl + path, headers: { authorization: token }, connections: CONNECTIONS };
   await runLoad({ ...options, seconds: WARMUP_SECONDS });
-  const sample = () =>
-    context && { node: cpuMs([context.servicePid]), postgres: cpuMs(postgresPids(context.dataDir)) };
+  const sample = () => ({ ...cpuTimesMs([pid]), postgres: cpuMs(postgresPids(dataDir)) });
   const before = sample();
   const load = await runLoad({ ...options, seconds });
   const after = sample();
-  if (!before || !after) return { load };
-  const perRequest = (value: number) => value / Math.max(load.requests, 1);
+  const perRequest = (key: keyof CpuPerRequest) => (after[key] - before[key]) / Math.max(load.requests, 1);
   return {
     load,
-    cpu: {
-      node: perRequest(after.node - before.node),
-      postgres: perRequest(after.postgres - before.postgres),
-    },
+    cpu: { user: perRequest('user'), system: perRequest('system'), postgres: perRequest('postgres') },
   };
 }
 
-/** One turn of the service and then its ceiling. */
+/** One turn of the service, then its ceiling, then (for the cached GET) the bare framework. */
 interface Round {
   service: Measured;
   ceiling: Measured;
+  framework?: Measured;
 }
 
 /** A GET of the service measured beside its ceiling, in rounds. */
@@ -143,24 +151,27 @@ export async function benchSingleGets(
   const recorded = await record(context.serviceUrl, context.readToken, cachedPath);
   if (recorded.status !== 200) throw new Error(`${cachedPath} → ${recorded.status}`);
   const statements = await captureStatements(context, orderId, modelId);
-  const { readToken, loadSeconds } = context;
+  const { readToken, loadSeconds, dataDir } = context;
 
   const servers: ServerProcess[] = [];
   try {
     const bytesCeiling = await startCeiling([recorded]);
     servers.push(bytesCeiling);
+    const frameworkCeiling = await startCeiling([recorded], 'fastify');
+    servers.push(frameworkCeiling);
     const databaseCeiling = await startDatabaseCeiling(context.databaseUrl, POOL_SIZE, {
       [uncachedPath]: statements.document,
       [modelPath]: statements.model,
     });
     servers.push(databaseCeiling);
-    const pairs: [string, string, number, string, ServerProcess][] = [
+    const pairs: [string, string, number, string, ServerProcess, ServerProcess?][] = [
       [
         'GET /api/inbound/{id} (50 products), cached',
         'bare node:http, same bytes',
         0.8,
         cachedPath,
         bytesCeiling,
+        frameworkCeiling,
       ],
       [
         'GET /api/inbound/{id} (50 products), uncached',
@@ -172,14 +183,17 @@ export async function benchSingleGets(
       ['GET /api/model/{id} (10 × 8), uncached', 'node:http + pg, same SQL', 0.7, modelPath, databaseCeiling],
     ];
     const measured: Pair[] = [];
-    for (const [name, ceilingName, target, path, ceiling] of pairs) {
+    for (const [name, ceilingName, target, path, ceiling, framework] of pairs) {
       log(`single GETs: ${name}`);
       const seconds = Math.max(2, Math.round(loadSeconds / ROUNDS));
       const rounds: Round[] = [];
       for (let round = 0; round < ROUNDS; round++)
         rounds.push({
-          service: await measure(context.serviceUrl, path, readToken, seconds, context),
-          ceiling: await measure(ceiling.url, path, readToken, seconds),
+          service: await measure(context.serviceUrl, path, readToken, seconds, context.servicePid, dataDir),
+          ceiling: await measure(ceiling.url, path, readToken, seconds, ceilingPid(ceiling), dataDir),
+          ...(framework && {
+            framework: await measure(framework.url, path, readToken, seconds, ceilingPid(framework), dataDir),
+          }),
         });
       measured.push({ name, ceilingName, target, rounds });
     }
@@ -187,6 +201,14 @@ export async function benchSingleGets(
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }
+}
+
+const microseconds = (ms: number) => formatNumber(ms * 1000);
+
+/** The pid of a ceiling's process (started by the bench, so it has one). */
+function ceilingPid(ceiling: ServerProcess): number {
+  if (ceiling.child.pid === undefined) throw new Error(`the ceiling at ${ceiling.url} has no process id`);
+  return ceiling.child.pid;
 }
 
 const wholeMs = (ms: number) => (ms < 1 ? '< 1 ms' : `${formatNumber(ms)} ms`);
@@ -203,17 +225,23 @@ function singleGetsResult(pairs: Pair[], bytes: number): BenchPartResult {
     const shareOf = (round: Round) => round.service.load.rps / round.ceiling.load.rps;
     const sorted = [...rounds].sort((a, b) => shareOf(a) - shareOf(b));
     // the median round (the lower middle one of an even count) stands for the GET
-    const { service, ceiling } = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    const { service, ceiling, framework } = sorted[Math.floor((sorted.length - 1) / 2)]!;
     const share = shareOf({ service, ceiling });
     const range = `${formatNumber(shareOf(sorted[0]!), 2)}–${formatNumber(shareOf(sorted.at(-1)!), 2)}×`;
-    const cpu = service.cpu
-      ? `; CPU per request: Node ${formatMs(service.cpu.node)}, PostgreSQL ${formatMs(service.cpu.postgres)}`
-      : '';
+    const cpu = (key: keyof CpuPerRequest) =>
+      `${microseconds(service.cpu[key])} → ${microseconds(ceiling.cpu[key])} µs`;
+    const cpuDetail = `CPU per request, service → ceiling: Node user ${cpu('user')}, system ${cpu('system')}; PostgreSQL ${cpu('postgres')}`;
     rows.push({
       name,
       value: `${describe(service.load)}; ${formatNumber(share, 2)}× ceiling (median of ${rounds.length} rounds, ${range})`,
-      detail: `ceiling (${ceilingName}): ${describe(ceiling.load)}${cpu}`,
+      detail: `ceiling (${ceilingName}): ${describe(ceiling.load)}; ${cpuDetail}`,
     });
+    if (framework)
+      rows.push({
+        name: `… the same bytes from bare Fastify (no plugins or hooks), same round`,
+        value: `${describe(framework.load)}; ${formatNumber(framework.load.rps / ceiling.load.rps, 2)}× ceiling`,
+        detail: `CPU per request: Node user ${microseconds(framework.cpu.user)} µs, system ${microseconds(framework.cpu.system)} µs`,
+      });
     targets.push({
       target: `${name} ≥ ${target}× ${ceilingName} (${CONNECTIONS} connections)`,
       measured: `${formatNumber(share, 2)}×`,
