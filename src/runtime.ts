@@ -6,6 +6,7 @@
  */
 import type { Config } from './config.ts';
 import { createDatabase, type Database } from './db/database.ts';
+import { requireExactFloatText } from './db/json-text.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ChangeNotifier } from './db/notifications.ts';
 import { TokenAuthenticator } from './http/auth.ts';
@@ -49,9 +50,10 @@ export interface Runtime {
    */
   setUpOnce<T>(work: () => Promise<T>): Promise<T>;
   /**
-   * Brings the database to what this version needs under the set-up lock (migrations, pg-boss's schema, sealing
-   * of plain secrets), then starts listening for change notifications and the job queue. Leaves `ready` false.
-   * @throws when the database cannot be reached or a migration fails
+   * Checks that the database writes exact numbers (`requireExactFloatText`, P203), brings it to what this version
+   * needs under the set-up lock (migrations, pg-boss's schema, sealing of plain secrets), then starts listening
+   * for change notifications and the job queue. Leaves `ready` false.
+   * @throws when the database cannot be reached, rounds numbers, or a migration fails
    */
   setUp(): Promise<void>;
   /**
@@ -121,6 +123,7 @@ export async function createRuntime(
     ready: false,
     setUpOnce,
     async setUp() {
+      await requireExactFloatText(database.db);
       await setUpOnce(() => setUpDatabase(database, secrets, options.extraMigrationFolders));
       await notifier.start();
       queueStarted = true;

@@ -2,7 +2,8 @@
  * SQL pieces for statements whose rows PostgreSQL renders as JSON text in the API's shape (P155, P201), so the
  * service sends them without parsing and serializing them again.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from './schema.ts';
 
 /**
  * A `timestamptz` as the text `Date.prototype.toISOString` writes: UTC, milliseconds, `Z`. `to_char`'s `MS`
@@ -18,3 +19,23 @@ export const isoText = (column: RawBuilder<unknown>) =>
  */
 export const jsonArrayText = (element: RawBuilder<unknown>, orderBy: RawBuilder<unknown>) =>
   sql<string>`coalesce('[' || string_agg(${element}::text, ',' order by ${orderBy}) || ']', '[]')`;
+
+/**
+ * Fails unless the database's sessions write a `float8` as its shortest exact text, as JavaScript's number text is
+ * (`extra_float_digits` ≥ 1, PostgreSQL's default since 12). With 0 or less, PostgreSQL rounds to 15 significant
+ * digits: prices the API shows from SQL-written JSON (P201) and every `float8` the driver parses would lose digits
+ * (P203). Checked on one connection of the pool: the others get the same server, database and role settings.
+ * @throws Error naming the setting and its value, when it is below 1
+ */
+export async function requireExactFloatText(db: Kysely<DB>): Promise<void> {
+  const { rows } = await sql<{
+    digits: number;
+  }>`select current_setting('extra_float_digits')::int as digits`.execute(db);
+  const digits = rows[0]?.digits ?? 1;
+  if (digits < 1)
+    throw new Error(
+      `PostgreSQL's extra_float_digits is ${digits} for the service's sessions; it must be 1 or more (the default) ` +
+        'so that numbers keep every digit (docs/operations.md). Remove the setting from postgresql.conf, the ' +
+        'database (ALTER DATABASE … RESET extra_float_digits), the role or PGOPTIONS.',
+    );
+}
