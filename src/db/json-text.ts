@@ -1,6 +1,7 @@
 /**
  * SQL pieces for statements whose rows PostgreSQL renders as JSON text in the API's shape (P155, P201), so the
- * service sends them without parsing and serializing them again.
+ * service sends them without parsing and serializing them again, and the start-up check that the numbers in that
+ * text are exact (P203).
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from './schema.ts';
