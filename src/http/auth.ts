@@ -5,7 +5,7 @@
  * hash is stored) and cached in memory for `TOKEN_CACHE_TTL_MS`; a revocation drops the cache entry in this
  * process at once and in every other process through a database notification.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
@@ -54,7 +54,7 @@ export function generateToken(): string {
 
 /** SHA-256 of a token: the only form in which tokens are stored. */
 export function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 /** Compares two secrets in constant time (lengths are hidden by hashing first). */
@@ -74,8 +74,9 @@ export function tokenFromHeader(header: string | undefined): string | undefined 
   return token === '' ? undefined : token;
 }
 
+/** A cached answer, handed out as it is to every request of its token until it expires. */
 interface CacheEntry {
-  principal: Principal;
+  authenticated: Authenticated;
   expiresAt: number;
 }
 
@@ -86,10 +87,10 @@ export function bearerToken(header: string | undefined): string | undefined {
   return token === '' ? undefined : token;
 }
 
-/** A live token's principal and the token's SHA-256 (the rate limit's key, P125). */
+/** A live token's principal and the token's SHA-256 in base64url (the rate limit's key, P125). */
 export interface Authenticated {
   principal: Principal;
-  tokenHash: Buffer;
+  tokenKey: string;
 }
 
 /**
@@ -135,21 +136,22 @@ export class TokenAuthenticator {
    * @returns undefined for an unknown or revoked token, or a token of a deleted client
    */
   private async authenticate(token: string): Promise<Authenticated | undefined> {
-    const hash = hashToken(token);
-    const key = hash.toString('base64');
+    // One-shot hashing straight to text: the cache key of every request, and the only form kept in memory.
+    const key = hash('sha256', token, 'base64url');
     // While the change listener is down a revocation could be missed: no cache is read or filled (P36).
     const cacheUsable = this.notifier.listening;
     const cached = cacheUsable ? this.cache.get(key) : undefined;
     const now = Date.now();
-    if (cached && cached.expiresAt > now) return { principal: cached.principal, tokenHash: hash };
+    if (cached && cached.expiresAt > now) return cached.authenticated;
     const generation = this.generation;
+    const tokenHash = Buffer.from(key, 'base64url');
 
     // The hash names the client first (a reference table on Citus), so the token's own row is read on its
     // client's shard.
     const lookup = await this.db
       .selectFrom('api_token_lookup')
       .select('client_id')
-      .where('token_hash', '=', hash)
+      .where('token_hash', '=', tokenHash)
       .executeTakeFirst();
     const row =
       lookup &&
@@ -173,7 +175,7 @@ export class TokenAuthenticator {
         ])
         .where('api_token.client_id', '=', lookup.client_id)
         .where('client.id', '=', lookup.client_id)
-        .where('api_token.token_hash', '=', hash)
+        .where('api_token.token_hash', '=', tokenHash)
         .where('api_token.revoked_at', 'is', null)
         .where('client.deleted', '=', false)
         .executeTakeFirst());
@@ -181,18 +183,18 @@ export class TokenAuthenticator {
       this.cache.delete(key);
       return undefined;
     }
-    const principal: Principal = { ...row, lang: row.lang ?? 'ru' };
+    const authenticated: Authenticated = { principal: { ...row, lang: row.lang ?? 'ru' }, tokenKey: key };
     // A revocation that arrived while the row was read may concern it: then it is not cached.
     if (this.notifier.listening && generation === this.generation) {
       if (this.cache.size >= TOKEN_CACHE_MAX_ENTRIES) this.cache.clear();
-      this.cache.set(key, { principal, expiresAt: now + TOKEN_CACHE_TTL_MS });
+      this.cache.set(key, { authenticated, expiresAt: now + TOKEN_CACHE_TTL_MS });
     }
-    return { principal, tokenHash: hash };
+    return authenticated;
   }
 
   private evict(matches: (principal: Principal) => boolean): void {
     this.generation += 1;
-    for (const [key, entry] of this.cache) if (matches(entry.principal)) this.cache.delete(key);
+    for (const [key, entry] of this.cache) if (matches(entry.authenticated.principal)) this.cache.delete(key);
   }
 }
 

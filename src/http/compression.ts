@@ -14,6 +14,7 @@
 import compress from '@fastify/compress';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { TAG_CODINGS } from './conditional.ts';
+import { hooksOf } from './route-hooks.ts';
 
 /** Smallest answer that is compressed (1 KiB): below it the headers outweigh the saving. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -48,8 +49,6 @@ export async function installCompression(app: FastifyInstance): Promise<void> {
   });
   // Added after the plugin's own onRoute hook, so this onSend runs after the compression.
   app.addHook('onRoute', (route) => {
-    const hooks =
-      route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
-    route.onSend = [...hooks, tagWithCoding];
+    route.onSend = [...hooksOf(route.onSend), tagWithCoding];
   });
 }

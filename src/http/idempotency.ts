@@ -17,13 +17,21 @@
  * then purged by a job (`idempotency-purge.ts`).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onResponseHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { RequestCommit, type CommitGuard } from '../changes/request-commit.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { AppError, validationError } from './errors.ts';
 import { idempotencyRepository, type Claim, type StoredAnswer } from './idempotency.repository.ts';
+import { hooksOf } from './route-hooks.ts';
 
 /** The request header carrying the key (IETF draft "The Idempotency-Key HTTP Header Field"). */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -241,12 +249,15 @@ interface ClaimingRequest {
 }
 
 /**
- * Installs the idempotency hooks on the `/api` scope (P14: a `preHandler` after authentication and validation).
+ * Installs the idempotency hooks on the routes of the `/api` scope that accept a mutation method (P14: a
+ * `preHandler` after authentication and validation, before the route's own; the `onSend` before the compression's).
+ * A GET or HEAD route carries none of them (D3.2), so a read passes no idempotency code at all.
  */
 export function installIdempotencyKeys(api: FastifyInstance, keys: IdempotencyKeys): void {
   const claiming = new WeakMap<FastifyRequest, ClaimingRequest>();
 
-  api.addHook('preHandler', (request, reply, done) => {
+  const preHandler: preHandlerHookHandler = (request, reply, done) => {
+    // A route of several methods may carry the hooks: its reads still pass.
     if (!MUTATIONS.has(request.method)) return done();
     let key: string | undefined;
     try {
@@ -277,22 +288,30 @@ export function installIdempotencyKeys(api: FastifyInstance, keys: IdempotencyKe
         }
       }
     }, done);
-  });
+  };
 
-  // Callback hooks: a request without a claim (every GET) passes without a promise.
-  api.addHook('onSend', (request, reply, payload, done) => {
+  // Callback hooks: a request without a claim passes without a promise.
+  const onSend: onSendHookHandler = (request, reply, payload, done) => {
     const state = claiming.get(request);
     if (!state) return done(null, payload);
     claiming.delete(request);
     finishClaim(keys, state, answerOf(reply, payload)).then(() => done(null, payload), done);
-  });
+  };
 
   // Only when onSend never ran for a claiming request (a hijacked reply): leave nothing open.
-  api.addHook('onResponse', (request, _reply, done) => {
+  const onResponse: onResponseHookHandler = (request, _reply, done) => {
     const state = claiming.get(request);
     if (!state) return done();
     claiming.delete(request);
     keys.abandon(state.claim, state.commit).then(() => done(), done);
+  };
+
+  api.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((method) => MUTATIONS.has(method))) return;
+    route.preHandler = [preHandler, ...hooksOf(route.preHandler)];
+    route.onSend = [onSend, ...hooksOf(route.onSend)];
+    route.onResponse = [onResponse, ...hooksOf(route.onResponse)];
   });
 }
 
