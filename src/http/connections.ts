@@ -6,16 +6,16 @@
  * needs to work.
  *
  * Over a cap a new connection is closed as soon as it is accepted (nothing is read from it or written to it): over
- * its source's cap it is reset before Node's HTTP layer sees it (P191), over the total cap Node closes it before a
- * socket is made. Counted in `seller_ops_http_connections_refused_total{limit}` and logged at `info` at most once
- * per source per `REFUSAL_LOG_INTERVAL_MILLISECONDS`. A source is an IPv4 address or an IPv6 /64 (one subscriber's
- * network).
+ * its source's cap it is reset before Node makes a socket of it (P191), over the total cap Node closes it, also
+ * before a socket is made. Counted in `seller_ops_http_connections_refused_total{limit}` and logged at `info` at
+ * most once per source per `REFUSAL_LOG_INTERVAL_MILLISECONDS`. A source is an IPv4 address or an IPv6 /64 (one
+ * subscriber's network).
  * Connections from a trusted proxy are not capped per source: the proxy speaks for many clients, and caps each of
  * them itself (docs/operations.md).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { isIPv4, type DropArgument, type Socket } from 'node:net';
+import { isIPv4, type DropArgument, type Server, type Socket } from 'node:net';
 import type { ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
@@ -175,20 +175,23 @@ export function installConnectionLimits(
   server.on('drop', (data?: DropArgument) =>
     refused('total', sourceOf(data?.remoteAddress ?? 'unknown'), limits.total),
   );
-  /** Whether `socket` is admitted: counted under its source, or over the source's cap and reset. */
+  /** The source `address` is capped under, or undefined when it is not capped (no cap, or a trusted proxy). */
+  const cappedSource = (address: string | undefined): string | undefined =>
+    limits.perSource > 0 && address !== undefined && !trusted(address, 0) ? sourceOf(address) : undefined;
+  /** Whether a new connection of `source` is over its cap; then it is counted and logged as refused. */
+  const overCap = (source: string | undefined): boolean => {
+    if (source === undefined || (openBySource.get(source) ?? 0) < limits.perSource) return false;
+    refused('per_source', source, limits.perSource);
+    return true;
+  };
+  /** Counts an admitted `socket` under its source until it closes, or resets it when over the source's cap. */
   const admit = (socket: Socket): boolean => {
-    const address = socket.remoteAddress;
-    let source: string | undefined;
-    if (limits.perSource > 0 && address !== undefined && !trusted(address, 0)) {
-      source = sourceOf(address);
-      const open = openBySource.get(source) ?? 0;
-      if (open >= limits.perSource) {
-        socket.resetAndDestroy();
-        refused('per_source', source, limits.perSource);
-        return false;
-      }
-      openBySource.set(source, open + 1);
+    const source = cappedSource(socket.remoteAddress);
+    if (overCap(source)) {
+      socket.resetAndDestroy();
+      return false;
     }
+    if (source !== undefined) openBySource.set(source, (openBySource.get(source) ?? 0) + 1);
     metrics.httpConnections.inc({ state: 'open' });
     socket.once('close', () => {
       metrics.httpConnections.dec({ state: 'open' });
@@ -199,12 +202,14 @@ export function installConnectionLimits(
     });
     return true;
   };
-  // A refused connection never reaches the HTTP layer: Node's own `connection` listener allocates a parser and
-  // wires a dozen handlers for every socket, wasted on one that is closed at once (P191). So the check runs
-  // before the listeners, in the server's `emit`.
+  // A refused connection never reaches the HTTP layer (P191): it is reset in the listening handle's
+  // `onconnection`, before Node makes a socket object of it, as Node itself closes one over `maxConnections`.
+  // The check in the server's `emit`, before Node's own `connection` listener allocates a parser and wires its
+  // handlers, counts every admitted connection, and refuses one itself where the handle offers no such hook.
   const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
   server.emit = ((event: string | symbol, ...args: unknown[]) =>
     event === 'connection' && !admit(args[0] as Socket) ? true : emit(event, ...args)) as typeof server.emit;
+  server.on('listening', () => refuseBeforeSockets(server, (address) => overCap(cappedSource(address))));
   server.once('listening', () =>
     app.log.info(
       {
@@ -220,4 +225,38 @@ export function installConnectionLimits(
       'connection limits',
     ),
   );
+}
+
+/** A TCP handle of a connection not yet made a socket (Node's `TCPWrap`). */
+interface ConnectionHandle {
+  getpeername?(out: { address?: string }): number;
+  reset?(onClose: () => void): number;
+}
+
+/** The listening TCP handle of a server (Node's `TCPWrap`), with libuv's callback per accepted connection. */
+interface ListeningHandle {
+  onconnection?: (this: ListeningHandle, status: number, connection?: ConnectionHandle) => unknown;
+}
+
+/**
+ * Makes the listening handle of `server` reset a connection for which `refuse(peer address)` holds before any
+ * socket object is made of it (P191). Node's handle is internal (`server._handle`): where it or a connection's
+ * `getpeername` or `reset` is missing, nothing changes and the `emit` check refuses instead.
+ */
+function refuseBeforeSockets(server: Server, refuse: (address: string | undefined) => boolean): void {
+  const handle = (server as unknown as { _handle?: ListeningHandle })._handle;
+  const accept = handle?.onconnection;
+  if (handle === undefined || typeof accept !== 'function') return;
+  handle.onconnection = function (status, connection) {
+    if (
+      status === 0 &&
+      typeof connection?.getpeername === 'function' &&
+      typeof connection.reset === 'function'
+    ) {
+      const peer: { address?: string } = {};
+      connection.getpeername(peer);
+      if (refuse(peer.address)) return void connection.reset(() => undefined);
+    }
+    return accept.call(this, status, connection);
+  };
 }
