@@ -16,7 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { isIPv4, type DropArgument, type Server, type Socket } from 'node:net';
-import type { ServerOptions } from 'node:http';
+import { createServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
 import ipaddr from 'ipaddr.js';
@@ -91,28 +91,30 @@ export function connectionLimits(config: Config, limit = descriptorLimit()): Con
 }
 
 /**
- * The Fastify options of the edge: request and headers time limits, keep-alive timeout and trusted proxies.
- * Node checks the time limits every `connectionsCheckingInterval`; it is a quarter of the smaller bound (within
- * 0.1–1 s), so a request is cut at most that long after its bound.
+ * The Fastify options of the edge: request and headers time limits, keep-alive timeout and trusted proxies, and
+ * the one server they apply to. Node checks the time limits every `connectionsCheckingInterval`; it is a quarter
+ * of the smaller bound (within 0.1–1 s), so a request is cut at most that long after its bound.
+ *
+ * The server comes from a factory of ours so that the service has exactly one (P204): without one, Fastify opens
+ * a second server for each further address `HOST=localhost` resolves to (`::1` beside `127.0.0.1`), and that
+ * server would have none of the connection limits, the client-error answer or the refusal metrics installed on
+ * `app.server`.
  */
 export function edgeServerOptions(config: Config): {
-  requestTimeout: number;
-  keepAliveTimeout: number;
   trustProxy: string[] | false;
-  http: ServerOptions;
+  serverFactory: (handler: RequestListener) => HttpServer;
 } {
   const bounds = [config.headersTimeoutMs, config.requestTimeoutMs].filter((bound) => bound > 0);
   const checkingInterval = Math.max(100, Math.min(1_000, Math.floor(Math.min(...bounds) / 4)));
-  return {
+  const http: ServerOptions = {
     requestTimeout: config.requestTimeoutMs,
+    headersTimeout: config.headersTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionsCheckingInterval: checkingInterval,
+  };
+  return {
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
-    http: {
-      requestTimeout: config.requestTimeoutMs,
-      headersTimeout: config.headersTimeoutMs,
-      keepAliveTimeout: config.keepAliveTimeoutMs,
-      connectionsCheckingInterval: checkingInterval,
-    },
+    serverFactory: (handler) => createServer(http, handler),
   };
 }
 

@@ -5,6 +5,7 @@
  * served; refusals and incomplete requests are counted in `/metrics`; a client hanging up writes no error-level
  * line; behind `TRUST_PROXY` logs and rate limits see the forwarded address and the proxy is not capped per source.
  */
+import dns from 'node:dns';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -319,6 +320,49 @@ describe('behind a trusted proxy (TRUST_PROXY)', () => {
       (line) => line.reqId === 'spoofed' && line.msg === 'incoming request',
     );
     expect(incoming).toMatchObject({ req: { remoteAddress: '127.0.0.2' } });
+  });
+});
+
+describe('a host name of several addresses', () => {
+  let local: TestApp;
+  useTestApp(
+    (app) => {
+      local = app;
+    },
+    { MAX_CONNECTIONS_PER_SOURCE: '1' },
+    { workers: false },
+  );
+
+  it('listens on one server only, the one the limits are installed on (P204)', async () => {
+    // `localhost` made to resolve to two loopback addresses, as `127.0.0.1` and `::1` do on a dual-stack machine.
+    const lookup = dns.lookup;
+    const spy = vi.spyOn(dns, 'lookup').mockImplementation(((
+      host: string,
+      options: dns.LookupOptions | ((...args: unknown[]) => void),
+      callback?: (...args: unknown[]) => void,
+    ) => {
+      const done = (typeof options === 'function' ? options : callback) as (...args: unknown[]) => void;
+      if (host !== 'localhost') return (lookup as (...args: unknown[]) => void)(host, options, callback);
+      if (typeof options === 'object' && options.all)
+        return done(null, [
+          { address: '127.0.0.1', family: 4 },
+          { address: '127.0.0.2', family: 4 },
+        ]);
+      return done(null, '127.0.0.1', 4);
+    }) as typeof dns.lookup);
+    try {
+      await local.app.listen({ port: 0, host: 'localhost' });
+    } finally {
+      spy.mockRestore();
+    }
+    const localPort = (local.app.server.address() as AddressInfo).port;
+    expect(local.app.addresses()).toEqual([{ address: '127.0.0.1', family: 'IPv4', port: localPort }]);
+    const other = await new Promise<string | undefined>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.2', port: localPort });
+      socket.once('connect', () => resolve(undefined));
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+    });
+    expect(other).toBe('ECONNREFUSED');
   });
 });
 
