@@ -25,17 +25,30 @@ export const jsonArrayText = (element: RawBuilder<unknown>, orderBy: RawBuilder<
  * Fails unless the database's sessions write a `float8` as its shortest exact text, as JavaScript's number text is
  * (`extra_float_digits` ≥ 1, PostgreSQL's default since 12). With 0 or less, PostgreSQL rounds to 15 significant
  * digits: prices the API shows from SQL-written JSON (P201) and every `float8` the driver parses would lose digits
- * (P203). Checked on one connection of the pool: the others get the same server, database and role settings.
- * @throws Error naming the setting and its value, when it is below 1
+ * (P203). Checked on one connection of the pool: the others get the same server, database and role settings. On
+ * Citus also on every worker that answers, in a session like those the coordinator opens to run its shards'
+ * statements (they take the worker's own settings, and the worker writes those statements' JSON text); an
+ * unreachable worker is not checked, so a start does not wait for every worker to be up.
+ * @throws Error naming the setting, its value and, for a worker, its host and port, when it is below 1
  */
 export async function requireExactFloatText(db: Kysely<DB>): Promise<void> {
   const { rows } = await sql<{
     digits: number;
   }>`select current_setting('extra_float_digits')::int as digits`.execute(db);
-  const digits = rows[0]?.digits ?? 1;
+  requireDigits(rows[0]?.digits ?? 1, "the service's sessions");
+  const citus = await sql`select 1 from pg_extension where extname = 'citus'`.execute(db);
+  if (citus.rows.length === 0) return;
+  const workers = await sql<{ node: string; success: boolean; result: string }>`
+    select nodename || ':' || nodeport as node, success, result
+    from run_command_on_workers($$select current_setting('extra_float_digits')$$)`.execute(db);
+  for (const worker of workers.rows)
+    if (worker.success) requireDigits(Number(worker.result), `the Citus worker ${worker.node}`);
+}
+
+function requireDigits(digits: number, where: string): void {
   if (digits < 1)
     throw new Error(
-      `PostgreSQL's extra_float_digits is ${digits} for the service's sessions; it must be 1 or more (the default) ` +
+      `PostgreSQL's extra_float_digits is ${digits} for ${where}; it must be 1 or more (the default) ` +
         'so that numbers keep every digit (docs/operations.md). Remove the setting from postgresql.conf, the ' +
         'database (ALTER DATABASE … RESET extra_float_digits), the role or PGOPTIONS.',
     );
