@@ -246,6 +246,38 @@ describe('connection caps', () => {
     }
   });
 
+  it("refuses in the server's emit where the listening handle offers no hook (the fallback of P191)", async () => {
+    // Node's own `onconnection`, taken from a plain server, put back on the app's listening handle.
+    type ListeningHandle = { onconnection: unknown };
+    const handleOf = (server: net.Server) => (server as unknown as { _handle: ListeningHandle })._handle;
+    const plain = net.createServer();
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const server = t.app.server;
+    const ours = handleOf(server).onconnection;
+    handleOf(server).onconnection = handleOf(plain).onconnection;
+    plain.close();
+    const installedEmit = Object.getOwnPropertyDescriptor(server, 'emit') as PropertyDescriptor;
+    const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
+    const emitted: (string | undefined)[] = [];
+    server.emit = ((event: string | symbol, ...args: unknown[]) => {
+      if (event === 'connection') emitted.push((args[0] as net.Socket).remoteAddress);
+      return emit(event, ...args);
+    }) as typeof server.emit;
+    try {
+      const before = await metric(t, refusedPerSource);
+      const held = await Promise.all(Array.from({ length: PER_SOURCE }, () => connect('127.0.0.2')));
+      for (const connection of held) expect(await get(connection, '/health')).toBe('HTTP/1.1 200 OK');
+      expect((await refusedConnection('127.0.0.2')).code).toBe('ECONNRESET');
+      // The refused connection was made a socket (the handle path makes none) and refused in `emit`.
+      expect(emitted).toEqual(Array.from({ length: PER_SOURCE + 1 }, () => '127.0.0.2'));
+      expect(await metric(t, refusedPerSource)).toBe(before + 1);
+      expect(await get(held[0] as Connection, '/health')).toBe('HTTP/1.1 200 OK');
+    } finally {
+      Object.defineProperty(server, 'emit', installedEmit);
+      handleOf(server).onconnection = ours;
+    }
+  });
+
   it('refuses connections beyond the total cap', async () => {
     const before = await metric(t, refusedTotal);
     const held = [
