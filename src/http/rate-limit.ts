@@ -31,10 +31,11 @@ const POLICY = 'default';
 /** Redis key prefix of the counters. */
 const REDIS_NAMESPACE = 'seller-ops:rate-limit:';
 
+/** `text` matched literally in a regular expression. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** An exempt prefix as a whole path, or followed by a path segment or the query. */
-const EXEMPT_URL = new RegExp(
-  `^(?:${EXEMPT_PATHS.map((prefix) => prefix.replace('.', '\\.')).join('|')})(?:[/?]|$)`,
-);
+const EXEMPT_URL = new RegExp(`^(?:${EXEMPT_PATHS.map(literally).join('|')})(?:[/?]|$)`);
 
 /**
  * Whether `url` (path and query) falls under an exempt prefix, matched on whole path segments. Called on every
