@@ -159,9 +159,11 @@ export async function benchCatalog(
     };
   });
   const firstPage = service[0] as LoadResult;
+  const textSearch = service[2] as LoadResult;
   const modelGet = service[4] as LoadResult;
   const targets: TargetCheck[] = [
     check('product find, first page: p99 < 20 ms at 10 connections', firstPage.p99, 20, wholeMs),
+    check('product find with query: p99 < 20 ms at 10 connections', textSearch.p99, 20, wholeMs),
     {
       target: 'GET /api/model/{id} (10 × 8), uncached: ≥ 1,500 req/s',
       measured: `${formatNumber(modelGet.rps)} req/s`,
