@@ -4,7 +4,14 @@
  * any sort break by id in the same direction, so pages never overlap or skip. A page after a cursor starts
  * after the cursor's row (keyset pagination, P172) instead of skipping rows.
  */
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import {
+  expressionBuilder,
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SqlBool,
+} from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import { CLOSED_ORDER_STATUSES, type OrderSortField } from './enums.ts';
@@ -82,7 +89,10 @@ function hasPosition(
   );
 }
 
-/** Every condition of the criteria on stored data (D5.10). */
+/** How many conditions every find has: the client and `deleted` (the others are filters). */
+const UNFILTERED_CONDITIONS = 2;
+
+/** Every condition of the criteria on stored data (D5.10): the client, `deleted`, then the filters. */
 function conditions(eb: Eb, clientId: number, criteria: FindCriteria): Array<Expression<SqlBool>> {
   const q = criteria.query;
   const all: Array<Expression<SqlBool>> = [
@@ -182,16 +192,22 @@ export const findRepository = {
     const column = SORT_COLUMNS[(criteria.sortBy ?? 'ID') as OrderSortField];
     const direction = criteria.ascending ? 'asc' : 'desc';
     const order = keysetOrder(column, criteria.ascending);
+    const where = conditions(expressionBuilder<DB, 'inbound_order'>(), clientId, criteria);
+    // Without a filter the row count is a literal and a first page has no offset, so the prepared statement
+    // keeps one generic plan instead of being planned on every call; with one, each call is planned (P202).
+    const filtered = where.length > UNFILTERED_CONDITIONS;
     let ids = db
       .selectFrom('inbound_order')
       .select('inbound_order.id')
-      .where((eb) => eb.and(conditions(eb, clientId, criteria)))
+      .where((eb) => eb.and(where))
       .$if(criteria.after !== undefined, (qb) =>
         qb.where(keysetAfter(order, criteria.after as NonNullable<FindCriteria['after']>)),
       );
     if (column !== 'id') ids = ids.orderBy(`inbound_order.${column}`, direction);
-    ids = ids.orderBy('inbound_order.id', direction).limit(criteria.limit + 1);
-    if (criteria.after === undefined) ids = ids.offset(criteria.offset);
+    ids = ids
+      .orderBy('inbound_order.id', direction)
+      .limit(filtered ? criteria.limit + 1 : sql.lit(criteria.limit + 1));
+    if (criteria.after === undefined && criteria.offset > 0) ids = ids.offset(criteria.offset);
 
     let rows = db
       .selectFrom('inbound_order')

@@ -56,6 +56,12 @@ function filtered(db: Kysely<DB>, criteria: TaskCriteria) {
     );
 }
 
+/** Whether `criteria` filters beyond the client. */
+const isFiltered = ({ clientId: _clientId, created, ...filters }: TaskCriteria) =>
+  created.from !== undefined ||
+  created.to !== undefined ||
+  Object.values(filters).some((value) => value !== undefined);
+
 /** The database's time `ms` milliseconds ago. */
 const silentSince = (ms: number) => sql<Date>`now() - ${ms}::double precision * interval '1 millisecond'`;
 
@@ -113,6 +119,8 @@ export const taskRepository = {
       ascending,
       nullsFirst: ascending,
     };
+    // Without a filter the row count is a literal and a first or cursor page has no offset: one generic plan for
+    // every call; with one, each call is planned for its values (P202).
     return filtered(db, criteria)
       .selectAll()
       .select(keysetValue(order).as('keyset_value'))
@@ -121,8 +129,8 @@ export const taskRepository = {
         qb.orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${sql.raw(direction)} ${nulls}`),
       )
       .orderBy('id', direction)
-      .limit(limit + 1)
-      .offset('offset' in from ? from.offset : 0)
+      .limit(isFiltered(criteria) ? limit + 1 : sql.lit(limit + 1))
+      .$if('offset' in from && from.offset > 0, (qb) => qb.offset((from as { offset: number }).offset))
       .execute();
   },
 

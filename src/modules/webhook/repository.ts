@@ -291,8 +291,9 @@ export const deliveryRepository = {
       .where('d.webhook_id', '=', webhookId)
       .$if('afterId' in from, (qb) => qb.where('d.id', '<', (from as { afterId: number }).afterId))
       .orderBy('d.id', 'desc')
-      .limit(limit + 1)
-      .offset('offset' in from ? from.offset : 0)
+      // A literal row count and no offset on a first or cursor page: one generic plan for every call (P202).
+      .limit(sql.lit(limit + 1))
+      .$if('offset' in from && from.offset > 0, (qb) => qb.offset((from as { offset: number }).offset))
       .execute(),
 
   countOfWebhook: async (db: Kysely<DB>, clientId: number, webhookId: number) =>
