@@ -454,24 +454,12 @@ function inboundResult(
     detail: `max ${formatMs(bulk.service.max)}${describeCpu(bulk.cpu)}; ceiling ${describeSequential(bulk.ceiling)}${failures(bulk.service, bulk.ceiling)}`,
   });
 
-  const [single, first, page500, , counted, cursor500Figures] = figures;
+  // The single GETs' and the OFFSET page 500's own targets were replaced by the single-gets part's ceilings and
+  // by the cursor target below (docs/performance.md, dashboard); their figures stay in the rows above.
+  const [, first, , , counted, cursor500Figures] = figures;
   const targets: TargetCheck[] = [];
-  if (single)
-    for (const [label, measured] of [
-      ['cached', single.cached],
-      ['uncached', single.uncached],
-    ] as const) {
-      const share = ratio(measured, single.ceiling);
-      targets.push({
-        target: `single GET ≥ 0.5× the ceiling, ${label} (req/s at ${LOAD_CONNECTIONS} connections)`,
-        measured: `${formatNumber(share, 2)}×`,
-        met: share >= 0.5,
-        ...(share >= 0.5 ? {} : { miss: `${formatNumber(0.5 / share, 2)}× short of 0.5×` }),
-      });
-    }
   const latencyTargets: [GetFigures | undefined, string, number][] = [
     [first, 'find first page p99 < 20 ms', 20],
-    [page500, 'find page 500 p99 < 20 ms', 20],
     [counted, 'find count=true p99 < 100 ms', 100],
   ];
   for (const [figure, target, limit] of latencyTargets) {
