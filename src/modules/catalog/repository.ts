@@ -4,6 +4,7 @@
  */
 import { sql, type Insertable, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { pageBounds } from '../../db/page-bounds.ts';
 import { idRows } from '../../db/id-rows.ts';
 import { isoText, jsonArrayText } from '../../db/json-text.ts';
 import { drivingWord } from './search-words.repository.ts';
@@ -461,8 +462,7 @@ export const productFindRepository = {
       .select('id')
       .$if(afterId !== undefined, (qb) => qb.where('id', after, afterId as number))
       .orderBy('id', direction)
-      .limit(isFiltered(criteria) ? limit + 1 : sql.lit(limit + 1))
-      .$if(offset > 0, (qb) => qb.offset(offset));
+      .$call((qb) => pageBounds(qb, limit + 1, offset, isFiltered(criteria)));
     return productRows(db, criteria.clientId)
       .select(['product.id', presentedRow.as('json')])
       .where('product.id', 'in', ids)

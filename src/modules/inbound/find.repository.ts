@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
+import { pageBounds } from '../../db/page-bounds.ts';
 import { CLOSED_ORDER_STATUSES, type OrderSortField } from './enums.ts';
 import type { DateRange, FindCriteria } from './find-filter.ts';
 import type { OrderRow } from './presenter.ts';
@@ -193,9 +194,6 @@ export const findRepository = {
     const direction = criteria.ascending ? 'asc' : 'desc';
     const order = keysetOrder(column, criteria.ascending);
     const where = conditions(expressionBuilder<DB, 'inbound_order'>(), clientId, criteria);
-    // Without a filter the row count is a literal and a first page has no offset, so the prepared statement
-    // keeps one generic plan instead of being planned on every call; with one, each call is planned (P202).
-    const filtered = where.length > UNFILTERED_CONDITIONS;
     let ids = db
       .selectFrom('inbound_order')
       .select('inbound_order.id')
@@ -204,10 +202,12 @@ export const findRepository = {
         qb.where(keysetAfter(order, criteria.after as NonNullable<FindCriteria['after']>)),
       );
     if (column !== 'id') ids = ids.orderBy(`inbound_order.${column}`, direction);
-    ids = ids
-      .orderBy('inbound_order.id', direction)
-      .limit(filtered ? criteria.limit + 1 : sql.lit(criteria.limit + 1));
-    if (criteria.after === undefined && criteria.offset > 0) ids = ids.offset(criteria.offset);
+    ids = pageBounds(
+      ids.orderBy('inbound_order.id', direction),
+      criteria.limit + 1,
+      criteria.after === undefined ? criteria.offset : 0,
+      where.length > UNFILTERED_CONDITIONS,
+    );
 
     let rows = db
       .selectFrom('inbound_order')

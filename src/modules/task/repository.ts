@@ -6,6 +6,7 @@
  */
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { pageBounds } from '../../db/page-bounds.ts';
 import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import type { CursorPosition } from '../../http/cursor.ts';
 import { acrossClients } from '../../db/cross-tenant.ts';
@@ -119,8 +120,6 @@ export const taskRepository = {
       ascending,
       nullsFirst: ascending,
     };
-    // Without a filter the row count is a literal and a first or cursor page has no offset: one generic plan for
-    // every call; with one, each call is planned for its values (P202).
     return filtered(db, criteria)
       .selectAll()
       .select(keysetValue(order).as('keyset_value'))
@@ -129,8 +128,7 @@ export const taskRepository = {
         qb.orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${sql.raw(direction)} ${nulls}`),
       )
       .orderBy('id', direction)
-      .limit(isFiltered(criteria) ? limit + 1 : sql.lit(limit + 1))
-      .$if('offset' in from && from.offset > 0, (qb) => qb.offset((from as { offset: number }).offset))
+      .$call((qb) => pageBounds(qb, limit + 1, 'offset' in from ? from.offset : 0, isFiltered(criteria)))
       .execute();
   },
 

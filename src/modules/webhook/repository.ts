@@ -6,6 +6,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { DB, WebhookTable } from '../../db/schema.ts';
 import { acrossClients } from '../../db/cross-tenant.ts';
+import { pageBounds } from '../../db/page-bounds.ts';
 
 /** Terminal and pending states of a delivery. */
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED' | 'CANCELLED';
@@ -291,9 +292,8 @@ export const deliveryRepository = {
       .where('d.webhook_id', '=', webhookId)
       .$if('afterId' in from, (qb) => qb.where('d.id', '<', (from as { afterId: number }).afterId))
       .orderBy('d.id', 'desc')
-      // A literal row count and no offset on a first or cursor page: one generic plan for every call (P202).
-      .limit(sql.lit(limit + 1))
-      .$if('offset' in from && from.offset > 0, (qb) => qb.offset((from as { offset: number }).offset))
+      // The subscription is part of the key, not a filter (P202).
+      .$call((qb) => pageBounds(qb, limit + 1, 'offset' in from ? from.offset : 0, false))
       .execute(),
 
   countOfWebhook: async (db: Kysely<DB>, clientId: number, webhookId: number) =>
