@@ -12,7 +12,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Runtime } from './runtime.ts';
-import { authenticationHook } from './http/auth.ts';
+import { decorateAuthentication, installAuthentication } from './http/auth.ts';
 import {
   callerRequestId,
   installErrorHandlers,
@@ -91,6 +91,7 @@ export async function buildApp(
       plugins: [finiteNumbersPlugin],
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  decorateAuthentication(app);
   installConnectionLimits(app, connectionLimits(config), config, runtime.metrics);
   installRequestAborts(app, runtime.metrics);
   installStrictInput(app);
@@ -142,7 +143,7 @@ export async function buildApp(
     if (scope === 'root' && routes) await app.register(routes, { prefix });
   await app.register(
     async (api) => {
-      api.addHook('onRequest', authenticationHook(runtime.authenticator));
+      installAuthentication(api, runtime.authenticator);
       installIdempotencyKeys(api, new IdempotencyKeys(runtime.database.db, config, runtime.secrets));
       for (const { scope, routes, prefix } of groups)
         if (scope === 'api' && routes) await api.register(routes, { prefix });

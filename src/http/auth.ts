@@ -6,12 +6,13 @@
  * process at once and in every other process through a database notification.
  */
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { ChangeNotifier } from '../db/notifications.ts';
 import { AppError } from './errors.ts';
 import type { Lang } from './error-catalog.ts';
+import { hooksOf } from './route-hooks.ts';
 
 /** Who is calling: the token's user, client and access level. */
 export interface Principal {
@@ -37,6 +38,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authentication hook on every `/api` route. */
     principal: Principal;
+    /**
+     * The resolution of the request's `Authorization` header once a hook asked for it (`authenticateRequest`),
+     * else null.
+     */
+    authentication: Resolution | null;
   }
   interface FastifyContextConfig {
     /** Overrides the access derived from the HTTP method (spec Access column). */
@@ -94,13 +100,26 @@ export interface Authenticated {
 }
 
 /**
+ * A request's authentication: settled at once for a request without a token or with a cached one, a promise
+ * while the token is read from the database. Hooks on every request stay synchronous for the usual case.
+ */
+export type Resolution = Authenticated | undefined | Promise<Authenticated | undefined>;
+
+/**
+ * Declares the request fields that authentication sets (`principal`, `authentication`) on `app`, so every
+ * request object is created with them (Fastify's `decorateRequest`) instead of growing them per request.
+ */
+export function decorateAuthentication(app: FastifyInstance): void {
+  app.decorateRequest<Principal | null>('principal', null);
+  app.decorateRequest('authentication', null);
+}
+
+/**
  * Resolves tokens to principals, with a cache kept correct by change notifications. A request's token is
  * hashed and resolved once (`authenticateRequest`), however many hooks ask (rate-limit key, authentication).
  */
 export class TokenAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
-  /** The resolution of each request's `Authorization` header, while the request lives. */
-  private readonly byRequest = new WeakMap<FastifyRequest, Promise<Authenticated | undefined>>();
   /** Grows on every eviction and reset; a read that overlapped one does not fill the cache. */
   private generation = 0;
 
@@ -119,30 +138,32 @@ export class TokenAuthenticator {
   /**
    * The live token of `request`'s `Authorization` header (`tokenFromHeader`) and its principal, resolved once per
    * request: later calls for the same request share the first one's answer.
-   * @returns undefined without a token, or for an unknown or revoked token, or a token of a deleted client
+   * @returns undefined without a token, or for an unknown or revoked token, or a token of a deleted client;
+   *   settled at once without a token or for a cached one
    */
-  authenticateRequest(request: FastifyRequest): Promise<Authenticated | undefined> {
-    let resolved = this.byRequest.get(request);
-    if (!resolved) {
+  authenticateRequest(request: FastifyRequest): Resolution {
+    if (request.authentication === null) {
       const token = tokenFromHeader(request.headers.authorization);
-      resolved = token === undefined ? Promise.resolve(undefined) : this.authenticate(token);
-      this.byRequest.set(request, resolved);
+      request.authentication = token === undefined ? undefined : this.authenticate(token);
     }
-    return resolved;
+    return request.authentication;
   }
 
-  /**
-   * Finds the live token's principal.
-   * @returns undefined for an unknown or revoked token, or a token of a deleted client
-   */
-  private async authenticate(token: string): Promise<Authenticated | undefined> {
+  /** Finds the live token's principal: from the cache while it holds it, else from the database (`read`). */
+  private authenticate(token: string): Resolution {
     // One-shot hashing straight to text: the cache key of every request, and the only form kept in memory.
     const key = hash('sha256', token, 'base64url');
     // While the change listener is down a revocation could be missed: no cache is read or filled (P36).
-    const cacheUsable = this.notifier.listening;
-    const cached = cacheUsable ? this.cache.get(key) : undefined;
+    const cached = this.notifier.listening ? this.cache.get(key) : undefined;
     const now = Date.now();
-    if (cached && cached.expiresAt > now) return cached.authenticated;
+    return cached && cached.expiresAt > now ? cached.authenticated : this.read(key, now);
+  }
+
+  /**
+   * Reads the principal of the token whose SHA-256 is `key` (base64url) and caches it.
+   * @returns undefined for an unknown or revoked token, or a token of a deleted client
+   */
+  private async read(key: string, now: number): Promise<Authenticated | undefined> {
     const generation = this.generation;
     const tokenHash = Buffer.from(key, 'base64url');
 
@@ -199,15 +220,38 @@ export class TokenAuthenticator {
 }
 
 /**
- * Builds the `onRequest` hook of the `/api` scope: 401 `auth_required` without a live token (D2.2), 400
- * `error_access_denied` when a READ token calls a write operation (D2.3).
+ * Authenticates every route `scope` registers from now on: each gets an `onRequest` hook, first of its own, that
+ * answers 401 `auth_required` without a live token (D2.2) and 400 `error_access_denied` when a READ token calls a
+ * write operation (D2.3). A route's access is its `config.access`, else `read` for GET and `write` for every
+ * other method; it is settled when the route is added, so no request reads its route's options.
  */
-export function authenticationHook(authenticator: TokenAuthenticator) {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
-    const principal = (await authenticator.authenticateRequest(request))?.principal;
-    if (!principal) throw new AppError('auth_required');
-    request.principal = principal;
-    const access = request.routeOptions.config.access ?? (request.method === 'GET' ? 'read' : 'write');
-    if (access === 'write' && principal.access !== 'WRITE') throw new AppError('error_access_denied');
+export function installAuthentication(scope: FastifyInstance, authenticator: TokenAuthenticator): void {
+  scope.addHook('onRoute', (route) => {
+    route.onRequest = [authenticationHook(authenticator, route.config?.access), ...hooksOf(route.onRequest)];
+  });
+}
+
+function authenticationHook(
+  authenticator: TokenAuthenticator,
+  access: Access | undefined,
+): onRequestHookHandler {
+  const refusal = (
+    request: FastifyRequest,
+    authenticated: Authenticated | undefined,
+  ): AppError | undefined => {
+    if (!authenticated) return new AppError('auth_required');
+    request.principal = authenticated.principal;
+    if (
+      (access ?? (request.method === 'GET' ? 'read' : 'write')) === 'write' &&
+      request.principal.access !== 'WRITE'
+    )
+      return new AppError('error_access_denied');
+    return undefined;
+  };
+  return function authenticate(request, _reply, done) {
+    const resolution = authenticator.authenticateRequest(request);
+    if (resolution instanceof Promise)
+      resolution.then((authenticated) => done(refusal(request, authenticated)), done);
+    else done(refusal(request, resolution));
   };
 }

@@ -18,7 +18,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import type { Runtime } from '../runtime.ts';
-import type { TokenAuthenticator } from './auth.ts';
+import type { Authenticated, TokenAuthenticator } from './auth.ts';
 import { AppError } from './errors.ts';
 import { rateLimitRepository } from './rate-limit.repository.ts';
 
@@ -47,15 +47,17 @@ export function isExempt(url: string): boolean {
 
 /**
  * The counter key of a request (P125): `token:<SHA-256 of the token, base64url>` for a live token, else
- * `ip:<address>`. A wrong token counts against its IP address, so guessing tokens is limited too.
+ * `ip:<address>`. A wrong token counts against its IP address, so guessing tokens is limited too. Settled at once
+ * when the request's authentication is (no token, or a cached one).
  */
-export async function rateLimitKey(
+export function rateLimitKey(
   request: FastifyRequest,
   authenticator: TokenAuthenticator,
-): Promise<string> {
-  const authenticated = await authenticator.authenticateRequest(request);
-  if (authenticated) return `token:${authenticated.tokenKey}`;
-  return `ip:${request.ip}`;
+): string | Promise<string> {
+  const resolution = authenticator.authenticateRequest(request);
+  const keyOf = (authenticated: Authenticated | undefined) =>
+    authenticated ? `token:${authenticated.tokenKey}` : `ip:${request.ip}`;
+  return resolution instanceof Promise ? resolution.then(keyOf) : keyOf(resolution);
 }
 
 /** The `@fastify/rate-limit` store class over the `rate_limit_counter` table of `db` (P126). */

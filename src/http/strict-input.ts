@@ -14,8 +14,9 @@
  * Schemas are cloned before they are changed, so response schemas sharing the same objects keep their shape.
  */
 import type { Ajv } from 'ajv';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler, RouteOptions } from 'fastify';
 import { validationError, type AppError } from './errors.ts';
+import { hooksOf } from './route-hooks.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -119,31 +120,43 @@ function findNonDecimalInteger(values: unknown, names: readonly string[]): strin
   return undefined;
 }
 
-/** Installs the rules on `app`; call before any route is registered. */
+/** The integer parameters of a route's query string and path, checked for decimal digits (P138). */
+interface IntegerParameters {
+  query: string[];
+  params: string[];
+}
+
+/**
+ * Installs the rules on `app`; call before any route is registered. Each route gets its own `preValidation`
+ * hook, first of its own, holding the route's integer parameters.
+ */
 export function installStrictInput(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const schema = route.schema as Record<string, unknown> | undefined;
-    if (!schema) return;
-    for (const part of ['body', 'querystring', 'params'] as const) {
-      if (schema[part] === undefined) continue;
-      schema[part] = clone(schema[part]);
-      tighten(schema[part]);
+    let integers: IntegerParameters | undefined;
+    if (schema) {
+      for (const part of ['body', 'querystring', 'params'] as const) {
+        if (schema[part] === undefined) continue;
+        schema[part] = clone(schema[part]);
+        tighten(schema[part]);
+      }
+      const found = {
+        query: integerProperties(schema.querystring),
+        params: integerProperties(schema.params),
+      };
+      if (found.query.length + found.params.length > 0) integers = found;
     }
-    const integers = {
-      query: integerProperties(schema.querystring),
-      params: integerProperties(schema.params),
-    };
-    if (integers.query.length + integers.params.length > 0) {
-      route.config = { ...(route.config as object), strictIntegers: integers } as RouteOptions['config'];
-    }
+    const strictInput: preValidationHookHandler = (request, _reply, done) =>
+      done(strictInputError(request, integers));
+    route.preValidation = [strictInput, ...hooksOf(route.preValidation)];
   });
-  app.addHook('preValidation', (request, _reply, done) => done(strictInputError(request)));
 }
 
 /** The `error_validation` of `request`'s first non-decimal integer or unstorable value; undefined when none. */
-function strictInputError(request: FastifyRequest): AppError | undefined {
-  const integers = (request.routeOptions.config as { strictIntegers?: { query: string[]; params: string[] } })
-    .strictIntegers;
+function strictInputError(
+  request: FastifyRequest,
+  integers: IntegerParameters | undefined,
+): AppError | undefined {
   if (integers) {
     const field =
       findNonDecimalInteger(request.params, integers.params) ??

@@ -7,7 +7,7 @@ import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebo
 import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { authenticationHook, type TokenAuthenticator } from '../../http/auth.ts';
+import { installAuthentication, type TokenAuthenticator } from '../../http/auth.ts';
 import { errorResponses, Int64 } from '../../http/schemas.ts';
 import { optionsOf, ParameterDefinition, parametersOfCategory } from './dictionary.ts';
 
@@ -17,7 +17,7 @@ const tags = ['catalog dictionaries'];
 export const dictionaryRoutes =
   (db: Kysely<DB>, authenticator: TokenAuthenticator): FastifyPluginCallbackTypebox =>
   (app, _options, done) => {
-    app.addHook('onRequest', authenticationHook(authenticator));
+    installAuthentication(app, authenticator);
     app.addSchema(ParameterDefinition);
     app.get(
       '/knowledge/getParams',
