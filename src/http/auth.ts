@@ -39,8 +39,8 @@ declare module 'fastify' {
     /** Set by the authentication hook on every `/api` route. */
     principal: Principal;
     /**
-     * The resolution of the request's `Authorization` header once a hook asked for it (`authenticateRequest`),
-     * else null.
+     * The resolution of the request's `Authorization` header once a hook asked for it (`authenticateRequest`):
+     * null before, undefined for no live token.
      */
     authentication: Resolution | null;
   }
@@ -142,15 +142,13 @@ export class TokenAuthenticator {
    *   settled at once without a token or for a cached one
    */
   authenticateRequest(request: FastifyRequest): Resolution {
-    if (request.authentication === null) {
-      const token = tokenFromHeader(request.headers.authorization);
-      request.authentication = token === undefined ? undefined : this.authenticate(token);
-    }
-    return request.authentication;
+    // A request without a token is looked at again (no header is quick to see); any other keeps its resolution.
+    return (request.authentication ??= this.authenticate(tokenFromHeader(request.headers.authorization)));
   }
 
   /** Finds the live token's principal: from the cache while it holds it, else from the database (`read`). */
-  private authenticate(token: string): Resolution {
+  private authenticate(token: string | undefined): Resolution {
+    if (token === undefined) return undefined;
     // One-shot hashing straight to text: the cache key of every request, and the only form kept in memory.
     const key = hash('sha256', token, 'base64url');
     // While the change listener is down a revocation could be missed: no cache is read or filled (P36).
@@ -243,7 +241,7 @@ function authenticationHook(
     request.principal = authenticated.principal;
     if (
       (access ?? (request.method === 'GET' ? 'read' : 'write')) === 'write' &&
-      request.principal.access !== 'WRITE'
+      authenticated.principal.access !== 'WRITE'
     )
       return new AppError('error_access_denied');
     return undefined;
