@@ -308,6 +308,15 @@ describe('GET /api/product/find', () => {
     expect([...first, ...second].map((row) => row.id)).toEqual(all.rows.map((row) => row.id));
     expect((await find('limit=4')).json()).not.toHaveProperty('total');
     expect((await find(`article=${model.article}&count=true`)).json()).toMatchObject({ total: 6 });
+    expect(
+      (await find(`brandId=${model.brandId}&categoryId=${model.categoryId}&count=true`)).json(),
+    ).toMatchObject({ total: 6 });
+    expect(
+      (await find(`article=${model.article}&limit=4&page=2`))
+        .json<{ rows: Array<{ id: number }> }>()
+        .rows.map((row) => row.id),
+    ).toEqual(all.rows.slice(4).map((row) => row.id));
+    expect((await find(`article=${model.article}-other&count=true`)).json()).toMatchObject({ total: 0 });
     expect((await find('query=sand%20m&count=true')).json()).toMatchObject({ total: 1 });
     // A text of several words matches as one substring, whichever word the index looks up (P195).
     expect((await find('query=shirt%20SAND&count=true')).json()).toMatchObject({ total: 3 });

@@ -353,26 +353,6 @@ function matchesText(db: Kysely<DB>, clientId: number, text: string, drivers: Pr
     )})`;
 }
 
-function filtered(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers) {
-  return productRows(db, criteria.clientId)
-    .$if(criteria.query !== undefined, (qb) =>
-      qb.where(matchesText(db, criteria.clientId, criteria.query as string, drivers)),
-    )
-    .$if(criteria.modelId !== undefined, (qb) =>
-      qb.where('product.model_id', '=', criteria.modelId as number),
-    )
-    .$if(criteria.article !== undefined, (qb) => qb.where('model.article', '=', criteria.article as string))
-    .$if(criteria.barcode !== undefined, (qb) => qb.where('product.barcode', '=', criteria.barcode as string))
-    .$if(criteria.brandId !== undefined, (qb) => qb.where('model.brand_id', '=', criteria.brandId as number))
-    .$if(criteria.categoryId !== undefined, (qb) =>
-      qb.where('model.category_id', '=', criteria.categoryId as number),
-    )
-    .$if(criteria.ids !== undefined, (qb) => qb.where('product.id', 'in', criteria.ids as number[]))
-    .$if(criteria.modifiedSince !== undefined, (qb) =>
-      qb.where('product.modified_date', '>=', criteria.modifiedSince as Date),
-    );
-}
-
 const ROW_COLUMNS = [
   'product.id',
   'product.model_id',
@@ -387,16 +367,19 @@ const ROW_COLUMNS = [
   'product.modified_date',
 ] as const;
 
-/** Whether a search filters by a column of the model (then the page is found over the joined rows). */
-const needsModel = (criteria: ProductCriteria) =>
+/** Whether a search filters by a column of the model. */
+const filtersModel = (criteria: ProductCriteria) =>
   criteria.article !== undefined || criteria.brandId !== undefined || criteria.categoryId !== undefined;
 
 /** Whether a search has a filter besides the client. */
 const isFiltered = ({ clientId: _clientId, ...filters }: ProductCriteria) =>
   Object.values(filters).some((value) => value !== undefined);
 
-/** The client's live products filtered by product columns only (models are never deleted without them). */
-function productsOnly(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers) {
+/**
+ * The client's live products matching `criteria`, on `product` alone: the model's columns are matched through
+ * the ids of the client's live models that have them (a live product always has a live model).
+ */
+function matchingProducts(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers) {
   return db
     .selectFrom('product')
     .where('client_id', '=', criteria.clientId)
@@ -405,6 +388,26 @@ function productsOnly(db: Kysely<DB>, criteria: ProductCriteria, drivers: Produc
       qb.where(matchesText(db, criteria.clientId, criteria.query as string, drivers)),
     )
     .$if(criteria.modelId !== undefined, (qb) => qb.where('model_id', '=', criteria.modelId as number))
+    .$if(filtersModel(criteria), (qb) =>
+      qb.where(
+        'model_id',
+        'in',
+        db
+          .selectFrom('product_model')
+          .select('id')
+          .where('client_id', '=', criteria.clientId)
+          .where((eb) => eb.not(eb.ref('deleted')))
+          .$if(criteria.article !== undefined, (models) =>
+            models.where('article', '=', criteria.article as string),
+          )
+          .$if(criteria.brandId !== undefined, (models) =>
+            models.where('brand_id', '=', criteria.brandId as number),
+          )
+          .$if(criteria.categoryId !== undefined, (models) =>
+            models.where('category_id', '=', criteria.categoryId as number),
+          ),
+      ),
+    )
     .$if(criteria.barcode !== undefined, (qb) => qb.where('barcode', '=', criteria.barcode as string))
     .$if(criteria.ids !== undefined, (qb) => qb.where('id', 'in', criteria.ids as number[]))
     .$if(criteria.modifiedSince !== undefined, (qb) =>
@@ -416,13 +419,19 @@ function productsOnly(db: Kysely<DB>, criteria: ProductCriteria, drivers: Produc
 export type ProductPageStart = { offset: number } | { afterId: number };
 
 /**
- * The row's JSON text in the API's shape (`ProductRow`: `presentProductRow`'s keys in its order), written by
- * PostgreSQL byte for byte as `JSON.stringify` of the presented row (P201).
+ * The JSON text of the outer query's `product` row in the API's shape (`ProductRow`: `presentProductRow`'s keys in
+ * its order), written by PostgreSQL byte for byte as `JSON.stringify` of the presented row (P201). The model and
+ * view are looked up on the client's keys inside the expression, so the page's statement plans no join of its
+ * own and, under `order by … limit`, PostgreSQL builds the text only for the rows of the page (P205).
  */
-const presentedRow = sql<string>`(select row_to_json(r)::text from (select product.id, product.model_id as "modelId",
+const presentedRow = (clientId: number) =>
+  sql<string>`(select row_to_json(r)::text from (select product.id, product.model_id as "modelId",
   product.view_id as "viewId", model.article, product.barcode, product.name, product.size, "view".color,
   model.brand_id as "brandId", model.category_id as "categoryId",
-  ${isoText(sql`product.modified_date`)} as "modifiedDate") r)`;
+  ${isoText(sql`product.modified_date`)} as "modifiedDate"
+  from product_model as model, product_view as "view"
+  where model.client_id = ${clientId} and model.id = product.model_id
+    and "view".client_id = ${clientId} and "view".id = product.view_id) r)`;
 
 /** A row of a product page: its id (for the cursor) and its JSON text in the API's shape. */
 export interface ProductPageRow {
@@ -431,11 +440,12 @@ export interface ProductPageRow {
 }
 
 /**
- * Product search (stable: ordered by id, ties impossible). Without a model filter the page's ids are found on
- * `product` alone and only those rows are joined (a deferred join: deep pages skip 100 joins per row skipped).
- * A page has `limit + 1` rows when there is a next one; each row comes as JSON text (P201). Without a filter the
- * row count is a literal and a first page has no `offset`, so its prepared statement keeps one generic plan;
- * with one, every call is planned for its values (P202).
+ * Product search (stable: ordered by id, ties impossible), over `product` alone (P205). A first or cursor page is
+ * one statement whose rows' JSON is built after the page is cut; a page after an `offset` finds its ids first and
+ * builds the JSON of those only (a deferred join: deep pages skip the lookups of every row skipped). A page has
+ * `limit + 1` rows when there is a next one; each row comes as JSON text (P201). Without a filter the row count is
+ * a literal and a first page has no `offset`, so its prepared statement keeps one generic plan; with one, every
+ * call is planned for its values (P202).
  */
 export const productFindRepository = {
   page: async (
@@ -449,31 +459,32 @@ export const productFindRepository = {
     const direction = ascending ? 'asc' : 'desc';
     const offset = 'offset' in from ? from.offset : 0;
     const afterId = 'afterId' in from ? from.afterId : undefined;
-    const after = ascending ? '>' : '<';
-    if (needsModel(criteria))
-      return filtered(db, criteria, drivers)
-        .select(['product.id', presentedRow.as('json')])
-        .$if(afterId !== undefined, (qb) => qb.where('product.id', after, afterId as number))
-        .orderBy('product.id', direction)
-        .limit(limit + 1)
-        .offset(offset)
+    const matching = matchingProducts(db, criteria, drivers)
+      .$if(afterId !== undefined, (qb) => qb.where('id', ascending ? '>' : '<', afterId as number))
+      .orderBy('id', direction);
+    const json = presentedRow(criteria.clientId).as('json');
+    if (offset === 0)
+      return matching
+        .select(['id', json])
+        .$call((qb) => pageBounds(qb, limit + 1, 0, isFiltered(criteria)))
         .execute();
-    const ids = productsOnly(db, criteria, drivers)
-      .select('id')
-      .$if(afterId !== undefined, (qb) => qb.where('id', after, afterId as number))
+    return db
+      .selectFrom('product')
+      .select(['id', json])
+      .where('client_id', '=', criteria.clientId)
+      .where(
+        'id',
+        'in',
+        matching.select('id').$call((qb) => pageBounds(qb, limit + 1, offset, isFiltered(criteria))),
+      )
       .orderBy('id', direction)
-      .$call((qb) => pageBounds(qb, limit + 1, offset, isFiltered(criteria)));
-    return productRows(db, criteria.clientId)
-      .select(['product.id', presentedRow.as('json')])
-      .where('product.id', 'in', ids)
-      .orderBy('product.id', direction)
       .execute();
   },
   count: async (db: Kysely<DB>, criteria: ProductCriteria) => {
     const drivers = criteria.query === undefined ? {} : await productTextDrivers(db, criteria.query);
     return Number(
       (
-        await (needsModel(criteria) ? filtered(db, criteria, drivers) : productsOnly(db, criteria, drivers))
+        await matchingProducts(db, criteria, drivers)
           .select((eb) => eb.fn.countAll<string>().as('total'))
           .executeTakeFirstOrThrow()
       ).total,
