@@ -342,6 +342,9 @@ function matchesText(db: Kysely<DB>, clientId: number, text: string, drivers: Pr
         .select('of_model.id')
         .where('model.client_id', '=', clientId)
         .where('of_model.client_id', '=', clientId)
+        // Live products only, as the outer query keeps: it lets the model's products be found through
+        // `product_model_position_idx` (partial, live rows) instead of a scan of all the client's products.
+        .where((eb) => eb.not(eb.ref('of_model.deleted')))
         .where(ilikeDriven('model.article', pattern, drivers.article)),
     )
     .union(
