@@ -180,6 +180,6 @@ describe('trigram indexes serve the query filters', () => {
     );
     expectIndexes(tags, 'product_tag_name_trgm_idx');
     const [groups] = await plansOf((db) => keywordRepository.groupIds(db, account.clientId, NEEDLE));
-    expectIndexes(groups, 'keyword_name_trgm_idx');
+    expectIndexes(groups, 'keyword_group_name_trgm_idx', 'keyword_name_trgm_idx');
   });
 });

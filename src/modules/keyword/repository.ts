@@ -48,33 +48,40 @@ export const keywordRepository = {
           )
           .selectAll('g')
           .execute(),
-  /** Group ids of the client, optionally those whose name or a keyword matches `word` (case-insensitive). */
-  groupIds: async (db: Kysely<DB>, clientId: number, word?: string) =>
-    (
+  /**
+   * Group ids of the client, optionally those whose name or a keyword matches `word` (case-insensitive). Each
+   * match is a statement of its own over one table, so each is served by its trigram index (P173): an `or` of the
+   * name and the keywords would be a filter over every group of the client.
+   */
+  groupIds: async (db: Kysely<DB>, clientId: number, word?: string) => {
+    const pattern = `%${escapeLike(word ?? '')}%`;
+    return (
       await db
         .selectFrom('keyword_group as g')
         .select('g.id')
         .where('g.client_id', '=', clientId)
         .$if(word !== undefined, (qb) =>
-          qb.where((eb) =>
-            eb.or([
-              eb('g.name', 'ilike', `%${escapeLike(word ?? '')}%`),
-              // Keywords matching the word, found once through their trigram index (P173), not per group.
-              eb(
-                'g.id',
-                'in',
-                eb
+          qb.where(
+            'g.id',
+            'in',
+            db
+              .selectFrom('keyword_group as named')
+              .select('named.id')
+              .where('named.client_id', '=', clientId)
+              .where('named.name', 'ilike', pattern)
+              .union(
+                db
                   .selectFrom('keyword as k')
-                  .select('k.group_id')
+                  .select('k.group_id as id')
                   .where('k.client_id', '=', clientId)
-                  .where('k.name', 'ilike', `%${escapeLike(word ?? '')}%`),
+                  .where('k.name', 'ilike', pattern),
               ),
-            ]),
           ),
         )
         .orderBy('g.id')
         .execute()
-    ).map((row) => row.id),
+    ).map((row) => row.id);
+  },
   /** The keywords of `groupIds` with their `usingQuantity`, by group then id; each group's looked up by its key (P197). */
   keywordsOf: (db: Kysely<DB>, clientId: number, groupIds: readonly number[]) =>
     groupIds.length === 0
