@@ -174,6 +174,15 @@ describe('trigram indexes serve the query filters', () => {
     expectIndexes(plan, 'campaign_name_trgm_idx');
   });
 
+  it('getCampaigns: a number, in the name or the external id', async () => {
+    const filter = resolveCampaignFilter(
+      { query: '9000000001' },
+      { clientId: account.clientId, organizationIds: [account.organizationId] },
+    );
+    const [plan] = await plansOf((db) => statisticsRepository.campaignPage(db, filter));
+    expectIndexes(plan, 'campaign_name_trgm_idx', 'campaign_client_external_idx');
+  });
+
   it('tags and keyword groups: the name, and the keywords', async () => {
     const [tags] = await plansOf((db) =>
       tagRepository.page(db, { clientId: account.clientId, query: NEEDLE }, 'ID', true, 100, 0),
