@@ -86,6 +86,9 @@ describe('find', () => {
     expect(ids(await find('query=alpha'))).toEqual([id(0)]);
     expect(ids(await find(`query=${id(3)}`))).toEqual([id(3)]);
     expect(ids(await find(`query=${encodeURIComponent('100%')}`))).toEqual([id(3)]);
+    // The text's LIKE wildcards are matched literally: `%` is in one tracking number, `_` in no article.
+    expect(ids(await find(`query=${encodeURIComponent('%')}`))).toEqual([id(3)]);
+    expect(ids(await find('containsArticle=_'))).toEqual([]);
     expect(ids(await find('orderDate=2024-01-15'))).toEqual([id(3)]);
     expect(ids(await find('orderDate=2024-01-16'))).toEqual([]);
     // 21:30 UTC on March 10 is March 11 at UTC+3.

@@ -12,6 +12,7 @@ import type { CursorPosition } from '../../http/cursor.ts';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
+import { likeContains } from '../../db/like.ts';
 import { StringEnum, ServiceSchema } from '../../domain/enums.ts';
 import { validationError } from '../../http/errors.ts';
 import { Int32, Int64, MAX_PAGE, PagingQuery, RepeatedQuery } from '../../http/schemas.ts';
@@ -240,9 +241,6 @@ export function resolveCampaignFilter(
     count: filter.count === true,
   };
 }
-
-/** Escapes `%`, `_` and `\` for a LIKE pattern. */
-const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
 /**
  * Every criterion on the `campaign` row itself, as one condition (client scope first, D1.1): organizations,

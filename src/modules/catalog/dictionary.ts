@@ -10,7 +10,7 @@ import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { Int64, Nullable } from '../../http/schemas.ts';
 import { StringEnum } from '../../domain/enums.ts';
-import { escapeLike } from './repository.ts';
+import { likeContains } from '../../db/like.ts';
 
 const Option = Type.Object({ id: Int64(), value: Type.String({ minLength: 1, maxLength: 500 }) });
 
@@ -149,7 +149,7 @@ export function optionsOf(db: Kysely<DB>, parameterId: number, query: string, li
     .selectFrom('market_parameter_option')
     .select(['id', 'value'])
     .where('parameter_id', '=', parameterId)
-    .$if(query !== '', (qb) => qb.where('value', 'ilike', `%${escapeLike(query)}%`))
+    .$if(query !== '', (qb) => qb.where('value', 'ilike', likeContains(query)))
     .orderBy('id')
     .limit(limit)
     .execute();

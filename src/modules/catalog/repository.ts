@@ -7,6 +7,7 @@ import type { DB } from '../../db/schema.ts';
 import { pageBounds } from '../../db/page-bounds.ts';
 import { idRows } from '../../db/id-rows.ts';
 import { isoText, jsonArrayText } from '../../db/json-text.ts';
+import { likeContains } from '../../db/like.ts';
 import { drivingWord } from './search-words.repository.ts';
 import type {
   BrandTable,
@@ -63,7 +64,7 @@ export const dictionaryRepository = {
       .selectFrom(table)
       .selectAll()
       .where('client_id', '=', clientId)
-      .$if(query !== undefined, (qb) => qb.where('name', 'ilike', `%${escapeLike(query ?? '')}%`))
+      .$if(query !== undefined, (qb) => qb.where('name', 'ilike', likeContains(query ?? '')))
       .orderBy('id')
       .limit(limit)
       .offset(offset)
@@ -75,7 +76,7 @@ export const dictionaryRepository = {
           .selectFrom(table)
           .select((eb) => eb.fn.countAll<string>().as('total'))
           .where('client_id', '=', clientId)
-          .$if(query !== undefined, (qb) => qb.where('name', 'ilike', `%${escapeLike(query ?? '')}%`))
+          .$if(query !== undefined, (qb) => qb.where('name', 'ilike', likeContains(query ?? '')))
           .executeTakeFirstOrThrow()
       ).total,
     ),
@@ -258,9 +259,6 @@ export const productRepository = {
         ),
 };
 
-/** Escapes `%`, `_` and `\` for a LIKE pattern. */
-export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`);
-
 /** Filters of `GET /api/product/find`. */
 export interface ProductCriteria {
   clientId: number;
@@ -315,7 +313,7 @@ function ilikeDriven(column: string, pattern: string, word: string | undefined) 
   const ref = sql.ref(column);
   return word === undefined
     ? sql<SqlBool>`${ref} ilike ${pattern}`
-    : sql<SqlBool>`${ref} ilike ${`%${escapeLike(word)}%`} and texticlike(${ref}, ${pattern})`;
+    : sql<SqlBool>`${ref} ilike ${likeContains(word)} and texticlike(${ref}, ${pattern})`;
 }
 
 /**
@@ -325,7 +323,7 @@ function ilikeDriven(column: string, pattern: string, word: string | undefined) 
  * instead of a filter over the join.
  */
 function matchesText(db: Kysely<DB>, clientId: number, text: string, drivers: ProductTextDrivers) {
-  const pattern = `%${escapeLike(text)}%`;
+  const pattern = likeContains(text);
   return sql<SqlBool>`product.id in (${db
     .selectFrom('product as named')
     .select('named.id')

@@ -15,6 +15,7 @@ import {
 import type { DB } from '../../db/schema.ts';
 import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import { pageBounds } from '../../db/page-bounds.ts';
+import { likeContains } from '../../db/like.ts';
 import { CLOSED_ORDER_STATUSES, type OrderSortField } from './enums.ts';
 import type { DateRange, FindCriteria } from './find-filter.ts';
 import type { OrderRow } from './presenter.ts';
@@ -64,9 +65,6 @@ const keysetOrder = (column: OrderColumn, ascending: boolean): KeysetOrder => ({
   ascending,
   nullsFirst: !ascending,
 });
-
-/** Escapes `%`, `_` and `\` for a LIKE pattern. */
-const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
 function dateConditions(eb: Eb, column: OrderColumn, range: DateRange): Array<Expression<SqlBool>> {
   const conditions: Array<Expression<SqlBool>> = [];

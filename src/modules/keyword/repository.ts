@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { idRows } from '../../db/id-rows.ts';
-import { escapeLike } from '../catalog/repository.ts';
+import { likeContains } from '../../db/like.ts';
 import type { KeywordEntityType } from './tables.ts';
 
 export const keywordRepository = {
@@ -54,7 +54,7 @@ export const keywordRepository = {
    * name and the keywords would be a filter over every group of the client.
    */
   groupIds: async (db: Kysely<DB>, clientId: number, word?: string) => {
-    const pattern = `%${escapeLike(word ?? '')}%`;
+    const pattern = likeContains(word ?? '');
     return (
       await db
         .selectFrom('keyword_group as g')

@@ -1,7 +1,7 @@
 /** SQL of the tag group (D7); every query is scoped by the caller's client. */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { escapeLike } from '../catalog/repository.ts';
+import { likeContains } from '../../db/like.ts';
 
 /** Filters of a tag list. */
 export interface TagCriteria {
@@ -16,7 +16,7 @@ function filtered(db: Kysely<DB>, criteria: TagCriteria) {
     .selectFrom('product_tag as tag')
     .where('tag.client_id', '=', criteria.clientId)
     .$if(criteria.query !== undefined, (qb) =>
-      qb.where('tag.name', 'ilike', `%${escapeLike(criteria.query ?? '')}%`),
+      qb.where('tag.name', 'ilike', likeContains(criteria.query ?? '')),
     )
     .$if(criteria.productId !== undefined, (qb) =>
       qb.where((eb) =>
