@@ -1,6 +1,7 @@
 /**
- * LIKE patterns of the text filters (`query`, D5.10 and its kin): the caller's text is matched literally, so its
- * `%`, `_` and `\` are escaped (PostgreSQL's default escape character is `\`).
+ * LIKE patterns of the text filters (every list's `query`, inbound find's `containsArticle` and `product`, D5.10):
+ * the caller's text is matched literally, so its `%`, `_` and `\` are escaped (PostgreSQL's default escape
+ * character is `\`).
  */
 
 /** `text` with `%`, `_` and `\` escaped, to be placed inside a LIKE pattern. */

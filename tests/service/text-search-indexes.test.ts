@@ -5,7 +5,8 @@
  * filtered text through its trigram index, not through a filter over the client's rows or a join. On Citus
  * (docs/scale-out.md) the coordinator's plan of a statement routed to one shard holds the plan its worker runs on
  * that shard, whose indexes carry the shard's number (`product_name_trgm_idx_102040`): the test reads that task's
- * plan and matches the names with the suffix, so it asserts the same on both. A plan, not a timing: the figures are in docs/performance.md.
+ * plan and matches the names with the suffix, so it asserts the same on both. A plan, not a timing: the figures
+ * are in docs/performance.md.
  */
 import { describe, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
