@@ -371,6 +371,32 @@ describe('GET /api/product/find', () => {
     const last = await call('GET', '/api/product/find?limit=3&page=2', undefined, owner.readToken);
     expect(last.body).toBe(JSON.stringify({ rows: presented.slice(3), page: 2 }));
   });
+
+  it('shows each row with its own model and view when a page spans several models, on every kind of page (P208)', async () => {
+    const owner = await createAccount(t.runtime);
+    const models = [
+      await createModel(t.app, owner, ['red', 'blue'], ['S', 'M']),
+      await createModel(t.app, owner, ['green'], ['L']),
+      await createModel(t.app, owner, ['black', 'white'], ['XS', 'XL']),
+    ];
+    const ids = models
+      .flatMap((model) => model.views.flatMap((view) => view.sizes.map((size) => size.id)))
+      .sort((a, b) => a - b);
+    const rows = await productFindRepository.byIds(t.runtime.database.db, owner.clientId, ids);
+    const presented = ids.map((id) => presentProductRow(rows.find((row) => row.id === id)!));
+    const read = async (path: string) =>
+      (await call('GET', `/api/product/find?${path}`, undefined, owner.readToken)).json<{
+        rows: unknown[];
+        nextCursor?: string;
+      }>();
+    expect((await read('limit=100')).rows).toEqual(presented);
+    expect((await read('limit=100&ascending=false')).rows).toEqual([...presented].reverse());
+    const first = await read('limit=4');
+    const next = await read(`limit=4&cursor=${encodeURIComponent(first.nextCursor as string)}`);
+    expect([...first.rows, ...next.rows]).toEqual(presented.slice(0, 8));
+    expect((await read('limit=4&page=2')).rows).toEqual(presented.slice(4, 8));
+    expect((await read('limit=2&page=2&ascending=false')).rows).toEqual([...presented].reverse().slice(2, 4));
+  });
 });
 
 describe('CREATE_PRODUCT events', () => {

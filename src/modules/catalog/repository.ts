@@ -2,7 +2,15 @@
  * SQL of the catalog group (D11). Every query is scoped by the caller's client (D1.1); a model's views and
  * products are always reached through the model, so a foreign id is never visible.
  */
-import { sql, type Insertable, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type Insertable,
+  type Kysely,
+  type Selectable,
+  type SqlBool,
+  type Updateable,
+} from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { pageBounds } from '../../db/page-bounds.ts';
 import { idRows } from '../../db/id-rows.ts';
@@ -419,20 +427,30 @@ function matchingProducts(db: Kysely<DB>, criteria: ProductCriteria, drivers: Pr
 /** Where a product page starts: after `offset` rows, or after the product id of a cursor (P172). */
 export type ProductPageStart = { offset: number } | { afterId: number };
 
+/** The columns of `product` a page's rows show; the rest come from the model and the view. */
+const PAGE_COLUMNS = ['id', 'model_id', 'view_id', 'barcode', 'name', 'size', 'modified_date'] as const;
+
 /**
- * The JSON text of the outer query's `product` row in the API's shape (`ProductRow`: `presentProductRow`'s keys in
- * its order), written by PostgreSQL byte for byte as `JSON.stringify` of the presented row (P201). The model and
- * view are looked up on the client's keys inside the expression, so the page's statement plans no join of its
- * own and, under `order by … limit`, PostgreSQL builds the text only for the rows of the page (P205).
+ * The statement of a product page: `page` (the page's `product` rows, found by `pageRows` on `product` alone)
+ * joined with the models and views of those rows only, each read by one index scan over the page's distinct ids
+ * (P208), and each row's JSON text in the API's shape (`ProductRow`: `presentProductRow`'s keys in its order),
+ * written by PostgreSQL byte for byte as `JSON.stringify` of the presented row (P201). Every table is read on the
+ * client's keys.
  */
-const presentedRow = (clientId: number) =>
-  sql<string>`(select row_to_json(r)::text from (select product.id, product.model_id as "modelId",
-  product.view_id as "viewId", model.article, product.barcode, product.name, product.size, "view".color,
-  model.brand_id as "brandId", model.category_id as "categoryId",
-  ${isoText(sql`product.modified_date`)} as "modifiedDate"
-  from product_model as model, product_view as "view"
-  where model.client_id = ${clientId} and model.id = product.model_id
-    and "view".client_id = ${clientId} and "view".id = product.view_id) r)`;
+function presentedPage(clientId: number, pageRows: Expression<unknown>, direction: 'asc' | 'desc') {
+  return sql<ProductPageRow>`with page as materialized (${pageRows}),
+  page_model as materialized (select id, article, brand_id, category_id from product_model
+    where client_id = ${clientId} and id = any(array(select distinct model_id from page))),
+  page_view as materialized (select id, color from product_view
+    where client_id = ${clientId} and id = any(array(select distinct view_id from page)))
+  select r.id, row_to_json(r)::text as json from (select page.id, page.model_id as "modelId",
+    page.view_id as "viewId", model.article, page.barcode, page.name, page.size, "view".color,
+    model.brand_id as "brandId", model.category_id as "categoryId",
+    ${isoText(sql`page.modified_date`)} as "modifiedDate"
+    from page join page_model as model on model.id = page.model_id
+      join page_view as "view" on "view".id = page.view_id) as r
+  order by r.id ${sql.raw(direction)}`;
+}
 
 /** A row of a product page: its id (for the cursor) and its JSON text in the API's shape. */
 export interface ProductPageRow {
@@ -441,12 +459,12 @@ export interface ProductPageRow {
 }
 
 /**
- * Product search (stable: ordered by id, ties impossible), over `product` alone (P205). A first or cursor page is
- * one statement whose rows' JSON is built after the page is cut; a page after an `offset` finds its ids first and
- * builds the JSON of those only (a deferred join: deep pages skip the lookups of every row skipped). A page has
- * `limit + 1` rows when there is a next one; each row comes as JSON text (P201). Without a filter the row count is
- * a literal and a first page has no `offset`, so its prepared statement keeps one generic plan; with one, every
- * call is planned for its values (P202).
+ * Product search (stable: ordered by id, ties impossible), over `product` alone (P205). A first or cursor page
+ * cuts its rows in one scan; a page after an `offset` finds its ids first and reads the columns of those only (a
+ * deferred join: deep pages skip the reads of every row skipped). The model and view of the page's rows are read
+ * once per distinct id, after the page is cut (P208). A page has `limit + 1` rows when there is a next one; each
+ * row comes as JSON text (P201). Without a filter the row count is a literal and a first page has no `offset`, so
+ * every call sends one named statement (P202); with one, every call is planned for its values.
  */
 export const productFindRepository = {
   page: async (
@@ -463,23 +481,19 @@ export const productFindRepository = {
     const matching = matchingProducts(db, criteria, drivers)
       .$if(afterId !== undefined, (qb) => qb.where('id', ascending ? '>' : '<', afterId as number))
       .orderBy('id', direction);
-    const json = presentedRow(criteria.clientId).as('json');
-    if (offset === 0)
-      return matching
-        .select(['id', json])
-        .$call((qb) => pageBounds(qb, limit + 1, 0, isFiltered(criteria)))
-        .execute();
-    return db
-      .selectFrom('product')
-      .select(['id', json])
-      .where('client_id', '=', criteria.clientId)
-      .where(
-        'id',
-        'in',
-        matching.select('id').$call((qb) => pageBounds(qb, limit + 1, offset, isFiltered(criteria))),
-      )
-      .orderBy('id', direction)
-      .execute();
+    const pageRows =
+      offset === 0
+        ? matching.select(PAGE_COLUMNS).$call((qb) => pageBounds(qb, limit + 1, 0, isFiltered(criteria)))
+        : db
+            .selectFrom('product')
+            .select(PAGE_COLUMNS)
+            .where('client_id', '=', criteria.clientId)
+            .where(
+              'id',
+              'in',
+              matching.select('id').$call((qb) => pageBounds(qb, limit + 1, offset, isFiltered(criteria))),
+            );
+    return (await presentedPage(criteria.clientId, pageRows, direction).execute(db)).rows;
   },
   count: async (db: Kysely<DB>, criteria: ProductCriteria) => {
     const drivers = criteria.query === undefined ? {} : await productTextDrivers(db, criteria.query);
