@@ -5,11 +5,13 @@
  * is uncached (the catalog has no response cache): every request reads the card from PostgreSQL.
  *
  * Data: 12,500 models × 1 view × 8 sizes of the demo client seeded with `INSERT … SELECT generate_series`
- * (then VACUUM ANALYZE), plus the 10 × 8 model created through the API.
+ * (then VACUUM ANALYZE), the sizes of a model with consecutive ids as `POST /api/model` gives them, plus the
+ * 10 × 8 model created through the API.
  */
 import { sql } from 'kysely';
 import { createDatabase } from '../src/db/database.ts';
 import {
+  recordOk,
   callApi,
   check,
   formatMs,
@@ -53,7 +55,8 @@ async function seed(context: BenchContext): Promise<number> {
       select v.client_id, v.model_id, v.id, 'Bench product ' || v.model_id || '-' || s, 'S' || s,
              '47' || lpad((v.model_id * ${SIZES_PER_MODEL} + s)::text, 11, '0'), s
       from product_view as v cross join generate_series(1, ${SIZES_PER_MODEL}::int) as s
-      where v.client_id = ${clientId}`.execute(db);
+      where v.client_id = ${clientId}
+      order by v.model_id, s`.execute(db);
     await sql`vacuum analyze product_model, product_view, product`.execute(db);
     return performance.now() - started;
   } finally {
@@ -96,18 +99,6 @@ export async function createLargeModel(context: BenchContext, label = 'Bench lar
   return model.id;
 }
 
-async function record(context: BenchContext, path: string): Promise<RecordedResponse> {
-  const response = await fetch(context.serviceUrl + path, { headers: { authorization: context.readToken } });
-  if (response.status !== 200) throw new Error(`${path} → ${response.status}`);
-  return {
-    method: 'GET',
-    url: path,
-    status: 200,
-    contentType: response.headers.get('content-type') ?? undefined,
-    body: Buffer.from(await response.arrayBuffer()),
-  };
-}
-
 async function measure(baseUrl: string, token: string, path: string, seconds: number): Promise<LoadResult> {
   const load = { url: baseUrl + path, headers: { authorization: token }, connections: LOAD_CONNECTIONS };
   await runLoad({ ...load, seconds: 1 });
@@ -143,7 +134,7 @@ export async function benchCatalog(
   const service: LoadResult[] = [];
   for (const scenario of scenarios) {
     log(`catalog: ${scenario.name}`);
-    recorded.push(await record(context, scenario.path));
+    recorded.push(await recordOk(context.serviceUrl, context.readToken, scenario.path));
     service.push(await measure(context.serviceUrl, context.readToken, scenario.path, context.loadSeconds));
   }
   const ceiling = await startCeiling(recorded);

@@ -1,6 +1,6 @@
 /**
  * The ceiling of the benchmark: a bare `node:http` server that answers recorded requests with the service's
- * own bytes from memory (same status, content type and body, and an `x-request-id` of the same size), so the
+ * own bytes from memory (same status, header fields and body, and an `x-request-id` of the same size), so the
  * gap to the service is what the service does per request. With `framework: 'fastify'` the same answers come
  * from a Fastify instance without plugins or hooks (one static route per recorded path): the share of the gap
  * that is the framework itself. Started by `startCeiling` in bench/lib.ts, which sends the setup over IPC and
@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 interface Recorded {
   key: string;
   status: number;
-  contentType: string | undefined;
+  headers: Record<string, string>;
   body: string;
 }
 
@@ -36,7 +36,7 @@ function nodeServer(responses: Map<string, Answer>): http.Server {
         return;
       }
       reply.writeHead(response.status, {
-        ...(response.contentType === undefined ? {} : { 'content-type': response.contentType }),
+        ...response.headers,
         'content-length': response.body.length,
         'x-request-id': randomUUID(),
       });
@@ -55,8 +55,11 @@ async function fastifyServer(responses: Map<string, Answer>): Promise<http.Serve
       handler: (request, reply) => {
         const answer = responses.get(`${request.method} ${request.url}`);
         if (!answer) return reply.code(404).send();
-        if (answer.contentType !== undefined) reply.type(answer.contentType);
-        return reply.code(answer.status).header('x-request-id', randomUUID()).send(answer.body);
+        return reply
+          .code(answer.status)
+          .headers(answer.headers)
+          .header('x-request-id', randomUUID())
+          .send(answer.body);
       },
     });
   }

@@ -10,6 +10,8 @@ import { sql, type Kysely } from 'kysely';
 import { createDatabase } from '../src/db/database.ts';
 import type { DB } from '../src/db/schema.ts';
 import {
+  recordAnswer,
+  recordGet,
   callApi,
   check,
   cpuMs,
@@ -201,22 +203,6 @@ interface GetFigures {
   ceiling: Measured;
 }
 
-/** The service's answer to `GET path` with `token`, for the ceiling to replay (any status). */
-export async function record(baseUrl: string, token: string, path: string): Promise<RecordedResponse> {
-  const response = await fetch(baseUrl + path, {
-    headers: { authorization: token },
-    signal: AbortSignal.timeout(60_000),
-  });
-  const body = Buffer.from(await response.arrayBuffer());
-  return {
-    method: 'GET',
-    url: path,
-    status: response.status,
-    contentType: response.headers.get('content-type') ?? undefined,
-    body,
-  };
-}
-
 /** Fails when a recorded response is not a 200 that `verify` accepts. */
 function verifyRecorded(scenario: GetScenario, response: RecordedResponse): void {
   const problem =
@@ -279,7 +265,11 @@ export async function benchInbound(
     verify,
   });
   // The cursor that opens page 500 (keyset pagination, P172): the `nextCursor` of page 499 read by offset.
-  const page499 = await record(context.serviceUrl, context.readToken, '/api/inbound/find?limit=100&page=499');
+  const page499 = await recordGet(
+    context.serviceUrl,
+    context.readToken,
+    '/api/inbound/find?limit=100&page=499',
+  );
   const cursor500 = (JSON.parse(page499.body.toString('utf8')) as { nextCursor?: string }).nextCursor;
   if (cursor500 === undefined) throw new Error('find page 499 answered no nextCursor');
   const scenarios: GetScenario[] = [
@@ -309,9 +299,12 @@ export async function benchInbound(
 
   const recorded: RecordedResponse[] = [];
   for (const scenario of scenarios) {
-    const response = await record(context.serviceUrl, context.readToken, scenario.path);
+    const response = await recordGet(context.serviceUrl, context.readToken, scenario.path);
     verifyRecorded(scenario, response);
-    verifyRecorded(scenario, await record(context.serviceUrl, context.readToken, scenario.uncachedPath(-1)));
+    verifyRecorded(
+      scenario,
+      await recordGet(context.serviceUrl, context.readToken, scenario.uncachedPath(-1)),
+    );
     recorded.push(response);
   }
 
@@ -336,18 +329,15 @@ export async function benchInbound(
   // untimed calls first, leaving every id at SUPPLIED, so each later call really changes all 1,000 documents
   for (const index of [1, 0, 1])
     await callApi(context.serviceUrl, context.writeToken, 'POST', bulkPath(index), bulkIds);
-  const bulkRecorded = await fetch(context.serviceUrl + bulkPath(0), {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: bulkBody,
-  });
-  const bulkResponse: RecordedResponse = {
-    method: 'POST',
-    url: bulkPath(0),
-    status: bulkRecorded.status,
-    contentType: bulkRecorded.headers.get('content-type') ?? undefined,
-    body: Buffer.from(await bulkRecorded.arrayBuffer()),
-  };
+  const bulkResponse = await recordAnswer(
+    'POST',
+    bulkPath(0),
+    await fetch(context.serviceUrl + bulkPath(0), {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: bulkBody,
+    }),
+  );
   if (bulkResponse.status !== 200) throw new Error(`bulk status: ${bulkResponse.body.toString('utf8')}`);
   const bulkSequence = (index: number) => ({
     method: 'POST' as const,

@@ -178,8 +178,59 @@ export interface RecordedResponse {
   /** path and query, exactly as requested */
   url: string;
   status: number;
-  contentType: string | undefined;
+  /** the answer's header fields as the service sent them, less `answerHeaders`' exceptions */
+  headers: Record<string, string>;
   body: Buffer;
+}
+
+/** Header fields Node writes for every answer of its own (`Date`, keep-alive, length), and the request id. */
+const PER_ANSWER_FIELDS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'x-request-id',
+]);
+
+/**
+ * The header fields of the service's `response` that a ceiling sends with the same body (content type, `ETag`,
+ * `RateLimit`, `RateLimit-Policy`, `Vary`…): the same bytes, but for the fields Node writes itself and the
+ * request id, which the ceiling makes anew like the service.
+ */
+function answerHeaders(response: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!PER_ANSWER_FIELDS.has(name)) headers[name] = value;
+  });
+  return headers;
+}
+
+/** The service's `response` to `method url` as a ceiling replays it: status, `answerHeaders` and the whole body. */
+export async function recordAnswer(
+  method: RecordedResponse['method'],
+  url: string,
+  response: Response,
+): Promise<RecordedResponse> {
+  const body = Buffer.from(await response.arrayBuffer());
+  return { method, url, status: response.status, headers: answerHeaders(response), body };
+}
+
+/** The service's answer to `GET path` with `token`, for a ceiling to replay (any status). */
+export async function recordGet(baseUrl: string, token: string, path: string): Promise<RecordedResponse> {
+  const response = await fetch(baseUrl + path, {
+    headers: { authorization: token },
+    signal: AbortSignal.timeout(60_000),
+  });
+  return recordAnswer('GET', path, response);
+}
+
+/** `recordGet`, failing on anything but a 200 (with its status and body). */
+export async function recordOk(baseUrl: string, token: string, path: string): Promise<RecordedResponse> {
+  const recorded = await recordGet(baseUrl, token, path);
+  if (recorded.status !== 200)
+    throw new Error(`GET ${path}: ${recorded.status} ${recorded.body.toString('utf8')}`);
+  return recorded;
 }
 
 /**
@@ -207,8 +258,9 @@ async function startBenchServer(script: string, setup: unknown): Promise<ServerP
 
 /**
  * Starts the ceiling: a bare `node:http` server (bench/ceiling-server.ts, its own process like the service)
- * that answers each recorded request with the same status, content type, body and a request-id header of the
- * same size, from memory; with `framework: 'fastify'`, a Fastify instance without plugins or hooks does.
+ * that answers each recorded request with the same status, header fields (`recordAnswer`) and body and a
+ * request-id header of the same size, from memory; with `framework: 'fastify'`, a Fastify instance without
+ * plugins or hooks does.
  */
 export function startCeiling(
   responses: RecordedResponse[],
@@ -219,7 +271,7 @@ export function startCeiling(
     recorded: responses.map((response) => ({
       key: `${response.method} ${response.url}`,
       status: response.status,
-      contentType: response.contentType,
+      headers: response.headers,
       body: response.body.toString('base64'),
     })),
   });

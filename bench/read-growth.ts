@@ -18,6 +18,7 @@ import { loadOperatorKey, SecretBox } from '../src/security/secret-box.ts';
 import { POSITIONS_PER_DOCUMENT, seedPositions } from './inbound.ts';
 import { DAYS, exportStatistics, seedCampaignDays, type ExportFigures } from './campaign-export.ts';
 import {
+  recordOk,
   callApi,
   formatMs,
   formatNumber,
@@ -27,7 +28,6 @@ import {
   type BenchPartResult,
   type BenchRow,
   type LoadResult,
-  type RecordedResponse,
 } from './lib.ts';
 
 const DEFAULT_SIZES = [10_000, 100_000, 1_000_000];
@@ -132,20 +132,6 @@ async function scenariosAt(baseUrl: string, readToken: string, documentId: numbe
   ];
 }
 
-/** Records the service's answer to `path` (for the ceiling); throws on a non-200. */
-async function record(baseUrl: string, token: string, path: string): Promise<RecordedResponse> {
-  const response = await fetch(baseUrl + path, { headers: { authorization: token } });
-  const body = Buffer.from(await response.arrayBuffer());
-  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${body.toString('utf8')}`);
-  return {
-    method: 'GET',
-    url: path,
-    status: 200,
-    contentType: response.headers.get('content-type') ?? undefined,
-    body,
-  };
-}
-
 /** Measures every scenario at the current size, uncached on the service and replayed by the ceiling. */
 async function measureSize(
   context: BenchContext,
@@ -170,7 +156,7 @@ async function measureSize(
     );
   }
   const recorded = await Promise.all(
-    scenarios.map((scenario) => record(context.serviceUrl, readToken, scenario.path)),
+    scenarios.map((scenario) => recordOk(context.serviceUrl, readToken, scenario.path)),
   );
   const ceilingServer = await startCeiling(recorded);
   const ceiling: LoadResult[] = [];

@@ -22,12 +22,13 @@ import type { DB } from '../src/db/schema.ts';
 import { modelRepository } from '../src/modules/catalog/repository.ts';
 import { orderRepository } from '../src/modules/inbound/repository.ts';
 import { createLargeModel } from './catalog.ts';
-import { createFiftyProductDocument, record } from './inbound.ts';
+import { createFiftyProductDocument } from './inbound.ts';
 import {
   cpuMs,
   cpuTimesMs,
   formatNumber,
   postgresPids,
+  recordGet,
   runLoad,
   startCeiling,
   startDatabaseCeiling,
@@ -148,7 +149,7 @@ export async function benchSingleGets(
   const cachedPath = `/api/inbound/${orderId}`;
   const uncachedPath = `/api/inbound/${orderId}?limit=${PRODUCT_LIMIT}`;
   const modelPath = `/api/model/${modelId}`;
-  const recorded = await record(context.serviceUrl, context.readToken, cachedPath);
+  const recorded = await recordGet(context.serviceUrl, context.readToken, cachedPath);
   if (recorded.status !== 200) throw new Error(`${cachedPath} → ${recorded.status}`);
   const statements = await captureStatements(context, orderId, modelId);
   const { readToken, loadSeconds, dataDir } = context;
