@@ -138,7 +138,13 @@ function expectIndexes(plan: string | undefined, ...indexes: string[]): void {
   for (const index of indexes) expect(usesIndex(plan ?? '', index), `${index} in:\n${plan}`).toBe(true);
 }
 
-const NEEDLE = 'c4ca42';
+/**
+ * The searched text, in none of the stored values (the data is hex and words): a text that one stored value holds
+ * would be judged by whether that value fell into the column's statistics sample (its histogram bounds), a 1 %
+ * share when it did, at which a 2,000-row client is cheaper to filter whole; the plans would then depend on the
+ * sample. A text matched by no sample value gets the planner's least share, so the choice is its plain one.
+ */
+const NEEDLE = 'qzxwj';
 
 /** The plan of the statement inbound find runs for the filters `query` (a page of the test client's documents). */
 async function inboundFindPlan(query: OrderFindQuery): Promise<string | undefined> {
