@@ -2,13 +2,16 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files whose tests start several service processes at once and wait for all of them within a time limit: they run
- * one at a time after the others, so that no other file competes with them for the cores.
+ * Files that run one at a time after the others: those whose tests start several service processes at once and
+ * wait for all of them within a time limit (no other file competes with them for the cores), and the dictionary
+ * refresh, whose refresh of every stored category rewrites the sample categories (from Market1's sandbox, with
+ * its parameter names) that other files read while they run.
  */
-const SEVERAL_SERVICES = [
+const ONE_AT_A_TIME = [
   'tests/service/concurrent-start.test.ts',
   'tests/webhook/processes.test.ts',
   'tests/webhook/slow-receiver.test.ts',
+  'tests/knowledge/refresh.test.ts',
 ];
 
 /**
@@ -29,14 +32,15 @@ export default defineConfig({
   test: {
     // Once for the run: the one database every file uses (embedded, or the server of DATABASE_URL).
     globalSetup: ['tests/global-setup.ts'],
-    // Every test builds its own client through the factories, so files share one database safely.
+    // Every test builds its own client through the factories, so files share one database safely; what every
+    // client shares (the marketplace dictionaries) only the files of `ONE_AT_A_TIME` rewrite.
     projects: [
       {
         test: {
           ...eachProject,
           name: 'files',
           include: ['tests/**/*.test.ts'],
-          exclude: SEVERAL_SERVICES,
+          exclude: ONE_AT_A_TIME,
           maxWorkers: filesAtOnce,
           sequence: { groupOrder: 0 },
         },
@@ -44,8 +48,8 @@ export default defineConfig({
       {
         test: {
           ...eachProject,
-          name: 'several services',
-          include: SEVERAL_SERVICES,
+          name: 'one at a time',
+          include: ONE_AT_A_TIME,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
