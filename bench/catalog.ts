@@ -11,11 +11,11 @@
 import { sql } from 'kysely';
 import { createDatabase } from '../src/db/database.ts';
 import {
-  recordOk,
   callApi,
   check,
   formatMs,
   formatNumber,
+  recordOk,
   runLoad,
   startCeiling,
   type BenchContext,

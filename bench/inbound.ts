@@ -10,14 +10,14 @@ import { sql, type Kysely } from 'kysely';
 import { createDatabase } from '../src/db/database.ts';
 import type { DB } from '../src/db/schema.ts';
 import {
-  recordAnswer,
-  recordGet,
   callApi,
   check,
   cpuMs,
   postgresPids,
   formatMs,
   formatNumber,
+  recordAnswer,
+  recordGet,
   runLoad,
   runSequential,
   startCeiling,

@@ -18,10 +18,10 @@ import { loadOperatorKey, SecretBox } from '../src/security/secret-box.ts';
 import { POSITIONS_PER_DOCUMENT, seedPositions } from './inbound.ts';
 import { DAYS, exportStatistics, seedCampaignDays, type ExportFigures } from './campaign-export.ts';
 import {
-  recordOk,
   callApi,
   formatMs,
   formatNumber,
+  recordOk,
   runLoad,
   startCeiling,
   type BenchContext,

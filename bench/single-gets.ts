@@ -28,7 +28,7 @@ import {
   cpuTimesMs,
   formatNumber,
   postgresPids,
-  recordGet,
+  recordOk,
   runLoad,
   startCeiling,
   startDatabaseCeiling,
@@ -149,8 +149,7 @@ export async function benchSingleGets(
   const cachedPath = `/api/inbound/${orderId}`;
   const uncachedPath = `/api/inbound/${orderId}?limit=${PRODUCT_LIMIT}`;
   const modelPath = `/api/model/${modelId}`;
-  const recorded = await recordGet(context.serviceUrl, context.readToken, cachedPath);
-  if (recorded.status !== 200) throw new Error(`${cachedPath} → ${recorded.status}`);
+  const recorded = await recordOk(context.serviceUrl, context.readToken, cachedPath);
   const statements = await captureStatements(context, orderId, modelId);
   const { readToken, loadSeconds, dataDir } = context;
 
