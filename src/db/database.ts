@@ -36,7 +36,10 @@ pg.types.setTypeParser(DATE_OID, (value: string) => value);
 export interface Database {
   db: Kysely<DB>;
   pool: pg.Pool;
-  /** Closes every connection of the pool. */
+  /**
+   * Closes every connection of the pool; resolves once each connection's socket has closed (so the server has
+   * ended its sessions: a database can be dropped or a server stopped right after).
+   */
   close(): Promise<void>;
 }
 
@@ -53,13 +56,25 @@ export function createDatabase(connectionString: string, poolSize = 10): Databas
   });
   // An idle client that loses its server (restart, network) emits here; the pool replaces it.
   pool.on('error', () => undefined);
-  // A checked-out client between queries (a transaction waiting for its request's answer, P121) that loses its
-  // server would emit an unhandled 'error' and end the process; its next query fails instead, and the pool drops it.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  // `pool.end()` resolves once it has asked every connection to end, not when they have: each connection's
+  // 'end' (its socket closed) is awaited on close.
+  const connectionsEnded = new Set<Promise<void>>();
+  pool.on('connect', (client) => {
+    // A checked-out client between queries (a transaction waiting for its request's answer, P121) that loses its
+    // server would emit an unhandled 'error' and end the process; its next query fails instead, and the pool
+    // drops it.
+    client.on('error', () => undefined);
+    const ended = new Promise<void>((resolve) => client.once('end', resolve));
+    connectionsEnded.add(ended);
+    void ended.then(() => connectionsEnded.delete(ended));
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     pool,
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      await Promise.all(connectionsEnded);
+    },
   };
 }
