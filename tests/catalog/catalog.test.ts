@@ -372,6 +372,69 @@ describe('GET /api/product/find', () => {
     expect(last.body).toBe(JSON.stringify({ rows: presented.slice(3), page: 2 }));
   });
 
+  it('pages a search like a list: by offset and by cursor, both orders, with other filters, whichever way rows match (P209)', async () => {
+    const owner = await createAccount(t.runtime);
+    const named = await createModel(t.app, owner, ['red', 'needle'], ['S', 'M', 'L']);
+    const byArticle = await createModel(t.app, owner, ['blue', 'green'], ['S', 'M', 'L']);
+    const byBarcode = await createModel(t.app, owner, ['black'], ['S', 'M']);
+    const db = t.runtime.database.db;
+    await sql`update product_model set article = ${`ART-NEEDLE-${byArticle.id}`}
+      where client_id = ${owner.clientId} and id = ${byArticle.id}`.execute(db);
+    const coded = byBarcode.views[0]!.sizes[1]!.id;
+    await sql`update product set barcode = 'needle' where client_id = ${owner.clientId} and id = ${coded}`.execute(
+      db,
+    );
+    const sizesOf = (model: ProductModel, views = model.views) =>
+      views.flatMap((view) => view.sizes.map((size) => size.id));
+    const matching = [...sizesOf(named, named.views.slice(1)), ...sizesOf(byArticle), coded].sort(
+      (a, b) => a - b,
+    );
+    const ids = async (path: string) =>
+      (await call('GET', `/api/product/find?query=needle&${path}`, undefined, owner.readToken)).json<{
+        rows: Array<{ id: number }>;
+        total?: number;
+        nextCursor?: string;
+      }>();
+    expect(await ids('count=true')).toMatchObject({ total: matching.length });
+    expect((await ids('limit=100')).rows.map((row) => row.id)).toEqual(matching);
+    for (const ascending of [true, false]) {
+      const expected = ascending ? matching : [...matching].reverse();
+      for (const limit of [1, 3, 4]) {
+        const byOffset: number[] = [];
+        for (let page = 1; byOffset.length < expected.length; page += 1)
+          byOffset.push(
+            ...(await ids(`limit=${limit}&page=${page}&ascending=${ascending}`)).rows.map((r) => r.id),
+          );
+        expect(byOffset, `offset, limit ${limit}`).toEqual(expected);
+        const byCursor: number[] = [];
+        let cursor: string | undefined;
+        do {
+          const read = await ids(
+            `limit=${limit}&ascending=${ascending}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+          );
+          byCursor.push(...read.rows.map((row) => row.id));
+          cursor = read.nextCursor;
+        } while (cursor !== undefined);
+        expect(byCursor, `cursor, limit ${limit}`).toEqual(expected);
+      }
+    }
+    // Every other filter narrows each way of matching.
+    expect(await ids(`brandId=${byArticle.brandId}&limit=2&page=2&count=true`)).toMatchObject({
+      total: 6,
+      rows: sizesOf(byArticle)
+        .sort((a, b) => a - b)
+        .slice(2, 4)
+        .map((id) => ({ id })),
+    });
+    expect(await ids(`modelId=${byBarcode.id}&count=true`)).toMatchObject({
+      total: 1,
+      rows: [{ id: coded }],
+    });
+    expect((await call('GET', '/api/product/find?query=needle&count=true')).json()).toMatchObject({
+      total: 0,
+    });
+  });
+
   it('shows each row with its own model and view when a page spans several models, on every kind of page (P208)', async () => {
     const owner = await createAccount(t.runtime);
     const models = [

@@ -1,7 +1,7 @@
 /**
  * Keyset pagination (P172) of the five lists with `cursor`/`nextCursor`: `GET /api/inbound/find`,
- * `/api/product/find`, `/api/campaign/getCampaigns`, `/api/task/findTask` and a webhook's delivery log. For every
- * supported sort order a walk by cursor runs while rows of the client (and of another client) are inserted and
+ * `/api/product/find` (with and without `query`), `/api/campaign/getCampaigns`, `/api/task/findTask` and a
+ * webhook's delivery log. For every supported sort order a walk by cursor runs while rows of the client (and of another client) are inserted and
  * deleted between pages: no row is repeated, every row present throughout is read exactly once, the rows read
  * keep the list's order, and another client's rows never appear. Cursors of another client, list or sort, and
  * changed ones, are `error_validation`. Rows are seeded and changed with SQL (fixtures, as in the factories): the
@@ -93,28 +93,45 @@ const inbound: ListKit = {
   },
 };
 
-const products: ListKit = {
-  url: () => '/api/product/find',
-  async insert(account, count) {
-    for (let row = 0; row < count; row += 1)
-      await sql`
-        with model as (
-          insert into product_model (client_id, organization_id, article, title, brand_id, category_id)
-          values (${account.clientId}, ${account.organizationId}, ${randomUUID()}, 'Model', ${account.brandId},
-            ${account.categoryId})
-          returning id
-        ), view as (
-          insert into product_view (client_id, model_id) select ${account.clientId}, id from model returning id, model_id
-        )
-        insert into product (client_id, model_id, view_id, name, size)
-        select ${account.clientId}, view.model_id, view.id, 'Product', 'M' from view`.execute(db());
-  },
-  async remove(account, ids) {
-    await sql`update product set deleted = true where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
-      db(),
-    );
-  },
-};
+/**
+ * Product find over products of one model each. With `search` the list is `query=needle`, and the rows added match
+ * it by name, by their model's article or not at all, in turn (P209).
+ */
+function productKit(search: boolean): ListKit {
+  const nameAndArticle = (): [string, string] => {
+    if (!search) return ['Product', randomUUID()];
+    return pick([
+      ['Needle product', randomUUID()],
+      ['Product', `NEEDLE-${randomUUID()}`],
+      ['Product', randomUUID()],
+    ]);
+  };
+  return {
+    url: () => '/api/product/find',
+    ...(search && { query: () => ({ query: 'needle' }) }),
+    async insert(account, count) {
+      for (let row = 0; row < count; row += 1) {
+        const [name, article] = nameAndArticle();
+        await sql`
+          with model as (
+            insert into product_model (client_id, organization_id, article, title, brand_id, category_id)
+            values (${account.clientId}, ${account.organizationId}, ${article}, 'Model', ${account.brandId},
+              ${account.categoryId})
+            returning id
+          ), view as (
+            insert into product_view (client_id, model_id) select ${account.clientId}, id from model returning id, model_id
+          )
+          insert into product (client_id, model_id, view_id, name, size)
+          select ${account.clientId}, view.model_id, view.id, ${name}, 'M' from view`.execute(db());
+      }
+    },
+    async remove(account, ids) {
+      await sql`update product set deleted = true where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
+        db(),
+      );
+    },
+  };
+}
 
 const campaigns: ListKit = {
   url: () => '/api/campaign/getCampaigns',
@@ -186,7 +203,8 @@ const both = (fields: readonly (string | undefined)[]): Sort[] =>
 
 const LISTS: Array<{ name: string; kit: ListKit; sorts: Sort[] }> = [
   { name: 'inbound find', kit: inbound, sorts: both(ORDER_SORT_FIELDS) },
-  { name: 'product find', kit: products, sorts: both([undefined]) },
+  { name: 'product find', kit: productKit(false), sorts: both([undefined]) },
+  { name: 'product find with query', kit: productKit(true), sorts: both([undefined]) },
   { name: 'getCampaigns', kit: campaigns, sorts: both([undefined, ...CAMPAIGN_SORT_FIELDS]) },
   { name: 'findTask', kit: tasks, sorts: both(TASK_SORT_FIELDS) },
   { name: 'webhook delivery log', kit: deliveries, sorts: [{ ascending: false, implicit: true }] },

@@ -325,41 +325,43 @@ function ilikeDriven(column: string, pattern: string, word: string | undefined) 
 }
 
 /**
- * `product.id` among the client's products whose name or model article contains `text` (case-insensitive), or
- * whose barcode is `text`: each part a statement of its own over one table, so each is served by its index (the
- * trigram indexes of name and article, P173, each driven by the text's rarest word, P195; the barcode btree)
- * instead of a filter over the join.
+ * The ways a product matches a search text (case-insensitive): its name or its model's article contains `text`, or
+ * its barcode is `text`. Each is a condition on `product` served by its own index (the trigram indexes of name and
+ * article, P173, each driven by the text's rarest word, P195; the barcode btree), so each becomes a statement of its
+ * own (`searchedIds`): ORed together they would be a filter over the client's whole catalog.
  */
-function matchesText(db: Kysely<DB>, clientId: number, text: string, drivers: ProductTextDrivers) {
+function textMatches(db: Kysely<DB>, clientId: number, text: string, drivers: ProductTextDrivers) {
   const pattern = likeContains(text);
-  return sql<SqlBool>`product.id in (${db
-    .selectFrom('product as named')
-    .select('named.id')
-    .where('named.client_id', '=', clientId)
-    .where(ilikeDriven('named.name', pattern, drivers.name))
-    .union(
-      db
-        .selectFrom('product_model as model')
-        .innerJoin('product as of_model', (join) =>
-          join
-            .onRef('of_model.client_id', '=', 'model.client_id')
-            .onRef('of_model.model_id', '=', 'model.id'),
-        )
-        .select('of_model.id')
-        .where('model.client_id', '=', clientId)
-        .where('of_model.client_id', '=', clientId)
-        // Live products only, as the outer query keeps: it lets the model's products be found through
-        // `product_model_position_idx` (partial, live rows) instead of a scan of all the client's products.
-        .where((eb) => eb.not(eb.ref('of_model.deleted')))
-        .where(ilikeDriven('model.article', pattern, drivers.article)),
-    )
-    .union(
-      db
-        .selectFrom('product as coded')
-        .select('coded.id')
-        .where('coded.client_id', '=', clientId)
-        .where('coded.barcode', '=', text),
-    )})`;
+  return [
+    ilikeDriven('product.name', pattern, drivers.name),
+    // With the live products only (`matchingProducts`), the matched models' products are read through
+    // `product_model_position_idx` (partial, live rows; P206).
+    sql<SqlBool>`product.model_id in (${db
+      .selectFrom('product_model')
+      .select('id')
+      .where('client_id', '=', clientId)
+      .where(ilikeDriven('product_model.article', pattern, drivers.article))})`,
+    sql<SqlBool>`product.barcode = ${text}`,
+  ];
+}
+
+/**
+ * Ids of the client's live products matching `criteria`, which has a `query`: the union of one statement per way of
+ * matching (`textMatches`), each with every other filter of `criteria`. For a `page` each statement stops at its
+ * first `offset + limit + 1` ids in the page's order after its cursor (P209): the page's ids are among them, and a
+ * text most products contain reads a page's worth of rows instead of every match.
+ */
+function searchedIds(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers, page?: PageCut) {
+  const statements = textMatches(db, criteria.clientId, criteria.query as string, drivers).map((match) => {
+    const matching = matchingProducts(db, criteria).where(match).select('id');
+    if (page === undefined) return matching;
+    const { direction, limit, offset, afterId } = page;
+    return matching
+      .$if(afterId !== undefined, (qb) => qb.where('id', direction === 'asc' ? '>' : '<', afterId as number))
+      .orderBy('id', direction)
+      .limit(offset + limit + 1);
+  });
+  return sql<{ id: number }>`(${sql.join(statements, sql` union `)})`.as('matched');
 }
 
 const ROW_COLUMNS = [
@@ -385,17 +387,15 @@ const isFiltered = ({ clientId: _clientId, ...filters }: ProductCriteria) =>
   Object.values(filters).some((value) => value !== undefined);
 
 /**
- * The client's live products matching `criteria`, on `product` alone: the model's columns are matched through
- * the ids of the client's live models that have them (a live product always has a live model).
+ * The client's live products matching every filter of `criteria` but `query` (see `searchedIds`), on `product`
+ * alone: the model's columns are matched through the ids of the client's live models that have them (a live
+ * product always has a live model).
  */
-function matchingProducts(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers) {
+function matchingProducts(db: Kysely<DB>, criteria: ProductCriteria) {
   return db
     .selectFrom('product')
     .where('client_id', '=', criteria.clientId)
     .where((eb) => eb.not(eb.ref('deleted')))
-    .$if(criteria.query !== undefined, (qb) =>
-      qb.where(matchesText(db, criteria.clientId, criteria.query as string, drivers)),
-    )
     .$if(criteria.modelId !== undefined, (qb) => qb.where('model_id', '=', criteria.modelId as number))
     .$if(filtersModel(criteria), (qb) =>
       qb.where(
@@ -459,12 +459,63 @@ export interface ProductPageRow {
 }
 
 /**
- * Product search (stable: ordered by id, ties impossible), over `product` alone (P205). A first or cursor page
- * cuts its rows in one scan; a page after an `offset` finds its ids first and reads the columns of those only (a
- * deferred join: deep pages skip the reads of every row skipped). The model and view of the page's rows are read
- * once per distinct id, after the page is cut (P208). A page has `limit + 1` rows when there is a next one; each
- * row comes as JSON text (P201). Without a filter the row count is a literal and a first page has no `offset`, so
- * every call sends one named statement (P202); with one, every call is planned for its values.
+ * The `product` rows of a page without `query`: a first or cursor page cuts its rows in one scan; a page after an
+ * `offset` finds its ids first and reads the columns of those only (a deferred join: deep pages skip the reads of
+ * every row skipped). Without any filter the row count is a literal and a first page has no `offset`, so every
+ * call sends one named statement (P202); with one, every call is planned for its values.
+ */
+function filteredPageRows(db: Kysely<DB>, criteria: ProductCriteria, page: PageCut) {
+  const { direction, limit, offset, afterId } = page;
+  const matching = matchingProducts(db, criteria)
+    .$if(afterId !== undefined, (qb) => qb.where('id', direction === 'asc' ? '>' : '<', afterId as number))
+    .orderBy('id', direction);
+  if (offset === 0)
+    return matching.select(PAGE_COLUMNS).$call((qb) => pageBounds(qb, limit + 1, 0, isFiltered(criteria)));
+  return db
+    .selectFrom('product')
+    .select(PAGE_COLUMNS)
+    .where('client_id', '=', criteria.clientId)
+    .where(
+      'id',
+      'in',
+      matching.select('id').$call((qb) => pageBounds(qb, limit + 1, offset, isFiltered(criteria))),
+    );
+}
+
+/**
+ * The `product` rows of a page with `query`: its ids cut from the union of the search's statements, each read no
+ * further than the page's end (`searchedIds`, P209), then the columns of those ids only. Planned for its values on
+ * every call (P202).
+ */
+async function searchedPageRows(db: Kysely<DB>, criteria: ProductCriteria, page: PageCut) {
+  const { direction, limit, offset } = page;
+  const drivers = await productTextDrivers(db, criteria.query as string);
+  const pageIds = db
+    .selectFrom(searchedIds(db, criteria, drivers, page))
+    .select('matched.id')
+    .orderBy('matched.id', direction)
+    .$call((qb) => pageBounds(qb, limit + 1, offset, true));
+  // An array of the page's ids, so its rows are read by their keys whatever the planner guesses of their number.
+  return db
+    .selectFrom('product')
+    .select(PAGE_COLUMNS)
+    .where('client_id', '=', criteria.clientId)
+    .where(sql<SqlBool>`id = any(array(${pageIds}))`);
+}
+
+/** Which rows of a search a page holds: `limit` (+ 1 to tell a next page) after `offset` rows or `afterId`. */
+interface PageCut {
+  direction: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  afterId?: number;
+}
+
+/**
+ * Product search (stable: ordered by id, ties impossible), over `product` alone (P205): `filteredPageRows`
+ * without `query`, `searchedPageRows` with it. The model and view of the page's rows are read once per distinct
+ * id, after the page is cut (P208). A page has `limit + 1` rows when there is a next one; each row comes as JSON
+ * text (P201).
  */
 export const productFindRepository = {
   page: async (
@@ -474,36 +525,25 @@ export const productFindRepository = {
     limit: number,
     from: ProductPageStart,
   ): Promise<ProductPageRow[]> => {
-    const drivers = criteria.query === undefined ? {} : await productTextDrivers(db, criteria.query);
     const direction = ascending ? 'asc' : 'desc';
-    const offset = 'offset' in from ? from.offset : 0;
-    const afterId = 'afterId' in from ? from.afterId : undefined;
-    const matching = matchingProducts(db, criteria, drivers)
-      .$if(afterId !== undefined, (qb) => qb.where('id', ascending ? '>' : '<', afterId as number))
-      .orderBy('id', direction);
+    const page: PageCut =
+      'offset' in from
+        ? { direction, limit, offset: from.offset }
+        : { direction, limit, offset: 0, afterId: from.afterId };
     const pageRows =
-      offset === 0
-        ? matching.select(PAGE_COLUMNS).$call((qb) => pageBounds(qb, limit + 1, 0, isFiltered(criteria)))
-        : db
-            .selectFrom('product')
-            .select(PAGE_COLUMNS)
-            .where('client_id', '=', criteria.clientId)
-            .where(
-              'id',
-              'in',
-              matching.select('id').$call((qb) => pageBounds(qb, limit + 1, offset, isFiltered(criteria))),
-            );
+      criteria.query === undefined
+        ? filteredPageRows(db, criteria, page)
+        : await searchedPageRows(db, criteria, page);
     return (await presentedPage(criteria.clientId, pageRows, direction).execute(db)).rows;
   },
   count: async (db: Kysely<DB>, criteria: ProductCriteria) => {
-    const drivers = criteria.query === undefined ? {} : await productTextDrivers(db, criteria.query);
-    return Number(
-      (
-        await matchingProducts(db, criteria, drivers)
-          .select((eb) => eb.fn.countAll<string>().as('total'))
-          .executeTakeFirstOrThrow()
-      ).total,
-    );
+    const total =
+      criteria.query === undefined
+        ? matchingProducts(db, criteria).select((eb) => eb.fn.countAll<string>().as('total'))
+        : db
+            .selectFrom(searchedIds(db, criteria, await productTextDrivers(db, criteria.query)))
+            .select((eb) => eb.fn.countAll<string>().as('total'));
+    return Number((await total.executeTakeFirstOrThrow()).total);
   },
   /** Rows of the given products of `clientId` (event bodies of the caller's own change). */
   byIds: (db: Kysely<DB>, clientId: number, ids: readonly number[]) =>
