@@ -1,11 +1,11 @@
 /**
  * Keyset pagination (P172) of the five lists with `cursor`/`nextCursor`: `GET /api/inbound/find`,
  * `/api/product/find` (with and without `query`), `/api/campaign/getCampaigns`, `/api/task/findTask` and a
- * webhook's delivery log. For every supported sort order a walk by cursor runs while rows of the client (and of another client) are inserted and
- * deleted between pages: no row is repeated, every row present throughout is read exactly once, the rows read
- * keep the list's order, and another client's rows never appear. Cursors of another client, list or sort, and
- * changed ones, are `error_validation`. Rows are seeded and changed with SQL (fixtures, as in the factories): the
- * read path is under test.
+ * webhook's delivery log. For every supported sort order a walk by cursor runs while rows of the client (and of
+ * another client) are inserted and deleted between pages: no row is repeated, every row present throughout is read
+ * exactly once, the rows read keep the list's order, and another client's rows never appear. Cursors of another
+ * client, list or sort, and changed ones, are `error_validation`. Rows are seeded and changed with SQL (fixtures, as
+ * in the factories): the read path is under test.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

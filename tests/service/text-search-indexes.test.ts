@@ -75,8 +75,8 @@ useTestApp(async (app) => {
   const connection = await t.runtime.database.pool.connect();
   try {
     await connection.query(`set citus.multi_task_query_log_level = 'off'`);
-    await connection.query(`vacuum analyze product, product_model, product_view, inbound_order, inbound_order_product, campaign,
-      product_tag, keyword_group, keyword`);
+    await connection.query(`vacuum analyze product, product_model, product_view, inbound_order,
+      inbound_order_product, campaign, product_tag, keyword_group, keyword`);
   } finally {
     await connection.query('reset citus.multi_task_query_log_level');
     connection.release();

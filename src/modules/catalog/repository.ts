@@ -353,13 +353,10 @@ function textMatches(db: Kysely<DB>, clientId: number, text: string, drivers: Pr
  */
 function searchedIds(db: Kysely<DB>, criteria: ProductCriteria, drivers: ProductTextDrivers, page?: PageCut) {
   const statements = textMatches(db, criteria.clientId, criteria.query as string, drivers).map((match) => {
-    const matching = matchingProducts(db, criteria).where(match).select('id');
-    if (page === undefined) return matching;
-    const { direction, limit, offset, afterId } = page;
-    return matching
-      .$if(afterId !== undefined, (qb) => qb.where('id', direction === 'asc' ? '>' : '<', afterId as number))
-      .orderBy('id', direction)
-      .limit(offset + limit + 1);
+    const matching = matchingProducts(db, criteria, page).where(match).select('id');
+    return page === undefined
+      ? matching
+      : matching.orderBy('id', page.direction).limit(page.offset + page.limit + 1);
   });
   return sql<{ id: number }>`(${sql.join(statements, sql` union `)})`.as('matched');
 }
@@ -388,14 +385,18 @@ const isFiltered = ({ clientId: _clientId, ...filters }: ProductCriteria) =>
 
 /**
  * The client's live products matching every filter of `criteria` but `query` (see `searchedIds`), on `product`
- * alone: the model's columns are matched through the ids of the client's live models that have them (a live
- * product always has a live model).
+ * alone, after the cursor of `page` when it has one: the model's columns are matched through the ids of the
+ * client's live models that have them (a live product always has a live model).
  */
-function matchingProducts(db: Kysely<DB>, criteria: ProductCriteria) {
+function matchingProducts(db: Kysely<DB>, criteria: ProductCriteria, page?: PageCut) {
+  const afterId = page?.afterId;
   return db
     .selectFrom('product')
     .where('client_id', '=', criteria.clientId)
     .where((eb) => eb.not(eb.ref('deleted')))
+    .$if(afterId !== undefined, (qb) =>
+      qb.where('id', page?.direction === 'asc' ? '>' : '<', afterId as number),
+    )
     .$if(criteria.modelId !== undefined, (qb) => qb.where('model_id', '=', criteria.modelId as number))
     .$if(filtersModel(criteria), (qb) =>
       qb.where(
@@ -465,10 +466,8 @@ export interface ProductPageRow {
  * call sends one named statement (P202); with one, every call is planned for its values.
  */
 function filteredPageRows(db: Kysely<DB>, criteria: ProductCriteria, page: PageCut) {
-  const { direction, limit, offset, afterId } = page;
-  const matching = matchingProducts(db, criteria)
-    .$if(afterId !== undefined, (qb) => qb.where('id', direction === 'asc' ? '>' : '<', afterId as number))
-    .orderBy('id', direction);
+  const { direction, limit, offset } = page;
+  const matching = matchingProducts(db, criteria, page).orderBy('id', direction);
   if (offset === 0)
     return matching.select(PAGE_COLUMNS).$call((qb) => pageBounds(qb, limit + 1, 0, isFiltered(criteria)));
   return db
