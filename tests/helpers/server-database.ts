@@ -94,11 +94,27 @@ export async function createServerDatabase(name: string): Promise<ServerDatabase
   return {
     url,
     async drop() {
-      await withSession(base, (client) => client.query(`drop database if exists ${name} with (force)`));
-      for (const worker of citus?.workers ?? [])
-        await withSession(urlOf(base, 'postgres', worker), (client) =>
-          client.query(`drop database if exists ${name} with (force)`),
-        );
+      await dropDatabase(base, name);
+      for (const worker of citus?.workers ?? []) await dropDatabase(urlOf(base, 'postgres', worker), name);
     },
   };
+}
+
+/** SQLSTATE `object_in_use`: a session of the database did not end within the 5 s `with (force)` waits. */
+const OBJECT_IN_USE = '55006';
+
+/**
+ * Drops database `name` on the server of `url`, ending its sessions (`with (force)`); on a loaded machine a session
+ * (on Citus, its maintenance daemon's) can outlast the server's 5 s wait, so the drop is tried again a few times.
+ */
+async function dropDatabase(url: string, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await withSession(url, (client) => client.query(`drop database if exists ${name} with (force)`));
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== OBJECT_IN_USE || attempt === 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
 }
