@@ -2,8 +2,8 @@
  * Catalog figures: `GET /api/product/find` over 100,000 products of one client (first page, page 500, with
  * `query` on names, on articles and on a text every product holds, with `count=true`) and `GET /api/model/{id}`
  * of a model with 10 views × 8 sizes, each beside the ceiling (a bare `node:http` server answering the same bytes
- * from memory). The model GET is uncached (the catalog has no response cache): every request reads the card from
- * PostgreSQL.
+ * from memory), with the CPU a request of the service's Node process and of its PostgreSQL. The model GET is
+ * uncached (the catalog has no response cache): every request reads the card from PostgreSQL.
  *
  * Data: 12,500 models × 1 view × 8 sizes of the demo client seeded with `INSERT … SELECT generate_series`
  * (then VACUUM ANALYZE), the sizes of a model with consecutive ids as `POST /api/model` gives them, plus the
@@ -14,8 +14,11 @@ import { createDatabase } from '../src/db/database.ts';
 import {
   callApi,
   check,
+  cpuMs,
+  cpuTimesMs,
   formatMs,
   formatNumber,
+  postgresPids,
   recordOk,
   runLoad,
   startCeiling,
@@ -100,10 +103,40 @@ export async function createLargeModel(context: BenchContext, label = 'Bench lar
   return model.id;
 }
 
+/** One load run of `path` at `baseUrl` after a 1 s warm-up. */
 async function measure(baseUrl: string, token: string, path: string, seconds: number): Promise<LoadResult> {
   const load = { url: baseUrl + path, headers: { authorization: token }, connections: LOAD_CONNECTIONS };
   await runLoad({ ...load, seconds: 1 });
   return runLoad({ ...load, seconds });
+}
+
+/** A service run's figures with the CPU a request of its Node process (user, system) and its PostgreSQL, in µs. */
+interface ServiceMeasured {
+  load: LoadResult;
+  cpu: { user: number; system: number; postgres: number };
+}
+
+/** `measure` of the service, with the CPU its processes used meanwhile (where a request's time goes). */
+async function measureService(context: BenchContext, path: string): Promise<ServiceMeasured> {
+  const sample = () => ({
+    ...cpuTimesMs([context.servicePid]),
+    postgres: cpuMs(postgresPids(context.dataDir)),
+  });
+  const options = {
+    url: context.serviceUrl + path,
+    headers: { authorization: context.readToken },
+    connections: LOAD_CONNECTIONS,
+  };
+  await runLoad({ ...options, seconds: 1 });
+  const before = sample();
+  const load = await runLoad({ ...options, seconds: context.loadSeconds });
+  const after = sample();
+  const perRequest = (key: 'user' | 'system' | 'postgres') =>
+    ((after[key] - before[key]) * 1000) / Math.max(load.requests, 1);
+  return {
+    load,
+    cpu: { user: perRequest('user'), system: perRequest('system'), postgres: perRequest('postgres') },
+  };
 }
 
 const wholeMs = (ms: number) => (ms < 1 ? '< 1 ms' : `${formatNumber(ms)} ms`);
@@ -137,11 +170,11 @@ export async function benchCatalog(
     { name: 'GET /api/model/{id} (10 views × 8 sizes)', path: `/api/model/${largeModel}` },
   ];
   const recorded: RecordedResponse[] = [];
-  const service: LoadResult[] = [];
+  const service: ServiceMeasured[] = [];
   for (const scenario of scenarios) {
     log(`catalog: ${scenario.name}`);
     recorded.push(await recordOk(context.serviceUrl, context.readToken, scenario.path));
-    service.push(await measure(context.serviceUrl, context.readToken, scenario.path, context.loadSeconds));
+    service.push(await measureService(context, scenario.path));
   }
   const ceiling = await startCeiling(recorded);
   const bare: LoadResult[] = [];
@@ -152,18 +185,20 @@ export async function benchCatalog(
     await ceiling.stop();
   }
   const rows: BenchRow[] = scenarios.map((scenario, index) => {
-    const measured = service[index] as LoadResult;
+    const { load: measured, cpu } = service[index] as ServiceMeasured;
     const top = bare[index] as LoadResult;
+    const cpuDetail = `CPU a request: Node user ${formatNumber(cpu.user)} µs, system ${formatNumber(cpu.system)} µs, PostgreSQL ${formatNumber(cpu.postgres)} µs`;
     return {
       name: `${scenario.name}, ${formatNumber(recorded[index]?.body.length ?? 0)} bytes`,
       value: describe(measured),
-      detail: `ceiling ${describe(top)} (${formatNumber(measured.rps / top.rps, 2)}×)${measured.failures > 0 ? `, ${measured.failures} failures` : ''}`,
+      detail: `ceiling ${describe(top)} (${formatNumber(measured.rps / top.rps, 2)}×)${measured.failures > 0 ? `, ${measured.failures} failures` : ''}; ${cpuDetail}`,
     };
   });
-  const firstPage = service[0] as LoadResult;
-  const textSearch = service[2] as LoadResult;
-  const articleSearch = service[3] as LoadResult;
-  const modelGet = service[6] as LoadResult;
+  const loadOf = (index: number) => (service[index] as ServiceMeasured).load;
+  const firstPage = loadOf(0);
+  const textSearch = loadOf(2);
+  const articleSearch = loadOf(3);
+  const modelGet = loadOf(6);
   const targets: TargetCheck[] = [
     check('product find, first page: p99 < 20 ms at 10 connections', firstPage.p99, 20, wholeMs),
     check('product find with query: p99 < 20 ms at 10 connections', textSearch.p99, 20, wholeMs),
