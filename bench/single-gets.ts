@@ -17,6 +17,7 @@
  * database is the service's (the same rows, the same PostgreSQL), with a pool of the service's default size.
  */
 import { Kysely, PostgresDialect } from 'kysely';
+import { loadConfig } from '../src/config.ts';
 import { createDatabase } from '../src/db/database.ts';
 import type { DB } from '../src/db/schema.ts';
 import { modelRepository } from '../src/modules/catalog/repository.ts';
@@ -46,8 +47,11 @@ const CONNECTIONS = 32;
 const WARMUP_SECONDS = 1;
 /** Turns of service and ceiling per GET; each run lasts the part's load time divided by it (at least 2 s). */
 const ROUNDS = 4;
-/** The service's default `DATABASE_POOL_SIZE`; the database-path ceiling uses a pool of the same size. */
-const POOL_SIZE = 10;
+/**
+ * The bench service's `DATABASE_POOL_SIZE` (its embedded default, P210, unless the bench's environment sets it);
+ * the database-path ceiling uses a pool of the same size.
+ */
+const POOL_SIZE = loadConfig({ DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE }).databasePoolSize;
 /** Product page size of the uncached document GET (all 50 positions fit). */
 const PRODUCT_LIMIT = 100;
 
