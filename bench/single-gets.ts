@@ -48,8 +48,8 @@ const WARMUP_SECONDS = 1;
 /** Turns of service and ceiling per GET; each run lasts the part's load time divided by it (at least 2 s). */
 const ROUNDS = 4;
 /**
- * The bench service's `DATABASE_POOL_SIZE` (its embedded default, P210, unless the bench's environment sets it);
- * the database-path ceiling uses a pool of the same size.
+ * The bench service's `DATABASE_POOL_SIZE` (its default unless the bench's environment sets it); the
+ * database-path ceiling uses a pool of the same size.
  */
 const POOL_SIZE = loadConfig({ DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE }).databasePoolSize;
 /** Product page size of the uncached document GET (all 50 positions fit). */

@@ -66,10 +66,7 @@ export interface Config {
   seedDemo: boolean;
   /** Maximum request body in bytes (`BODY_LIMIT_BYTES`, default 4 MiB). */
   bodyLimitBytes: number;
-  /**
-   * Size of the PostgreSQL connection pool (`DATABASE_POOL_SIZE`): by default twice the number of CPUs, at least 4,
-   * on the embedded database, which shares this machine's cores, and 10 with `DATABASE_URL` (P210).
-   */
+  /** Size of the PostgreSQL connection pool (`DATABASE_POOL_SIZE`, default 10). */
   databasePoolSize: number;
   /**
    * How many statements of the campaign statistics reads (`getStatCampaigns`, `getTotalStatCampaigns`,
@@ -230,15 +227,6 @@ function seconds(name: string, value: string | undefined, fallback: number[]): n
 }
 
 /**
- * The default pool on the embedded database (P210): PostgreSQL's rule of thumb for busy connections, twice the
- * server's cores, which here are this machine's. More backends than that only share the same cores, which lengthens
- * the slowest answers; at least 4, so a few slow statements never hold every connection.
- */
-function embeddedPoolSize(): number {
-  return Math.max(4, 2 * os.availableParallelism());
-}
-
-/**
  * Reads the settings from `env`.
  * @throws Error when a numeric setting is not a non-negative integer, `RATE_LIMIT_STORE` is unknown (or
  *   `redis` without `REDIS_URL`), `TRUST_PROXY` lists something else than addresses, or `HEADERS_TIMEOUT_MS`
@@ -279,11 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainMs: integer('SHUTDOWN_DRAIN_MS', env.SHUTDOWN_DRAIN_MS, 1000),
     seedDemo: flag(env.SEED_DEMO) ?? databaseUrl === undefined,
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES, 4 * 1024 * 1024),
-    databasePoolSize: integer(
-      'DATABASE_POOL_SIZE',
-      env.DATABASE_POOL_SIZE,
-      databaseUrl === undefined ? embeddedPoolSize() : 10,
-    ),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 10),
     statisticsConcurrency: Math.max(
       1,
       integer('STATISTICS_CONCURRENCY', env.STATISTICS_CONCURRENCY, 2 * os.availableParallelism()),

@@ -7,7 +7,6 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -414,13 +413,6 @@ describe('settings of the edge', () => {
     expect(limits.total).toBe(20_000 - limits.headroom);
     expect(connectionLimits(config, 1_024).total).toBe(512);
     expect(connectionLimits(loadConfig({ MAX_CONNECTIONS: '100' }), 20_000).total).toBe(100);
-  });
-
-  it('sizes the pool by the CPUs on the embedded database and at 10 with DATABASE_URL (P210)', () => {
-    const cpus = os.availableParallelism();
-    expect(loadConfig({}).databasePoolSize).toBe(Math.max(4, 2 * cpus));
-    expect(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/elsewhere' }).databasePoolSize).toBe(10);
-    expect(loadConfig({ DATABASE_POOL_SIZE: '7' }).databasePoolSize).toBe(7);
   });
 
   it('refuses settings Node or the proxy list cannot take', () => {
