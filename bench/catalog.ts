@@ -14,18 +14,18 @@ import { createDatabase } from '../src/db/database.ts';
 import {
   callApi,
   check,
-  cpuMs,
-  cpuTimesMs,
+  formatMicroseconds,
   formatMs,
   formatNumber,
-  postgresPids,
   recordOk,
   runLoad,
+  runLoadWithCpu,
   startCeiling,
   type BenchContext,
   type BenchPartResult,
   type BenchRow,
   type LoadResult,
+  type MeasuredLoad,
   type RecordedResponse,
   type TargetCheck,
 } from './lib.ts';
@@ -110,33 +110,15 @@ async function measure(baseUrl: string, token: string, path: string, seconds: nu
   return runLoad({ ...load, seconds });
 }
 
-/** A service run's figures with the CPU a request of its Node process (user, system) and its PostgreSQL, in µs. */
-interface ServiceMeasured {
-  load: LoadResult;
-  cpu: { user: number; system: number; postgres: number };
-}
-
-/** `measure` of the service, with the CPU its processes used meanwhile (where a request's time goes). */
-async function measureService(context: BenchContext, path: string): Promise<ServiceMeasured> {
-  const sample = () => ({
-    ...cpuTimesMs([context.servicePid]),
-    postgres: cpuMs(postgresPids(context.dataDir)),
-  });
+/** `measure` of the service, with the CPU a request of its Node process and its PostgreSQL. */
+async function measureService(context: BenchContext, path: string): Promise<MeasuredLoad> {
   const options = {
     url: context.serviceUrl + path,
     headers: { authorization: context.readToken },
     connections: LOAD_CONNECTIONS,
   };
   await runLoad({ ...options, seconds: 1 });
-  const before = sample();
-  const load = await runLoad({ ...options, seconds: context.loadSeconds });
-  const after = sample();
-  const perRequest = (key: 'user' | 'system' | 'postgres') =>
-    ((after[key] - before[key]) * 1000) / Math.max(load.requests, 1);
-  return {
-    load,
-    cpu: { user: perRequest('user'), system: perRequest('system'), postgres: perRequest('postgres') },
-  };
+  return runLoadWithCpu({ ...options, seconds: context.loadSeconds }, context.servicePid, context.dataDir);
 }
 
 const wholeMs = (ms: number) => (ms < 1 ? '< 1 ms' : `${formatNumber(ms)} ms`);
@@ -170,7 +152,7 @@ export async function benchCatalog(
     { name: 'GET /api/model/{id} (10 views × 8 sizes)', path: `/api/model/${largeModel}` },
   ];
   const recorded: RecordedResponse[] = [];
-  const service: ServiceMeasured[] = [];
+  const service: MeasuredLoad[] = [];
   for (const scenario of scenarios) {
     log(`catalog: ${scenario.name}`);
     recorded.push(await recordOk(context.serviceUrl, context.readToken, scenario.path));
@@ -185,16 +167,16 @@ export async function benchCatalog(
     await ceiling.stop();
   }
   const rows: BenchRow[] = scenarios.map((scenario, index) => {
-    const { load: measured, cpu } = service[index] as ServiceMeasured;
+    const { load: measured, cpu } = service[index] as MeasuredLoad;
     const top = bare[index] as LoadResult;
-    const cpuDetail = `CPU a request: Node user ${formatNumber(cpu.user)} µs, system ${formatNumber(cpu.system)} µs, PostgreSQL ${formatNumber(cpu.postgres)} µs`;
+    const cpuDetail = `CPU a request: Node user ${formatMicroseconds(cpu.user)} µs, system ${formatMicroseconds(cpu.system)} µs, PostgreSQL ${formatMicroseconds(cpu.postgres)} µs`;
     return {
       name: `${scenario.name}, ${formatNumber(recorded[index]?.body.length ?? 0)} bytes`,
       value: describe(measured),
       detail: `ceiling ${describe(top)} (${formatNumber(measured.rps / top.rps, 2)}×)${measured.failures > 0 ? `, ${measured.failures} failures` : ''}; ${cpuDetail}`,
     };
   });
-  const loadOf = (index: number) => (service[index] as ServiceMeasured).load;
+  const loadOf = (index: number) => (service[index] as MeasuredLoad).load;
   const firstPage = loadOf(0);
   const textSearch = loadOf(2);
   const articleSearch = loadOf(3);

@@ -508,6 +508,39 @@ export function cpuTimesMs(pids: number[]): { user: number; system: number } {
   return { user: (user * 1000) / clockTicksPerSecond, system: (system * 1000) / clockTicksPerSecond };
 }
 
+/** CPU a request of a server's Node process (user and system mode) and of the service's PostgreSQL, in ms. */
+export interface CpuPerRequest {
+  user: number;
+  system: number;
+  postgres: number;
+}
+
+/** One load run's figures, with the server's CPU a request. */
+export interface MeasuredLoad {
+  load: LoadResult;
+  cpu: CpuPerRequest;
+}
+
+/**
+ * `runLoad(options)` (no warm-up), reading the CPU that the Node process `pid` and the PostgreSQL of `dataDir`
+ * (idle for a bytes ceiling) used meanwhile, divided by the requests answered.
+ */
+export async function runLoadWithCpu(
+  options: LoadOptions,
+  pid: number,
+  dataDir: string,
+): Promise<MeasuredLoad> {
+  const sample = () => ({ ...cpuTimesMs([pid]), postgres: cpuMs(postgresPids(dataDir)) });
+  const before = sample();
+  const load = await runLoad(options);
+  const after = sample();
+  const perRequest = (key: keyof CpuPerRequest) => (after[key] - before[key]) / Math.max(load.requests, 1);
+  return {
+    load,
+    cpu: { user: perRequest('user'), system: perRequest('system'), postgres: perRequest('postgres') },
+  };
+}
+
 /**
  * Memory of the embedded PostgreSQL of `dataDir` as the sum of the proportional set sizes of its processes
  * (PSS counts shared buffers once, where a sum of RSS would count them per process).
@@ -534,6 +567,11 @@ export function sleep(ms: number): Promise<void> {
 /** Formats a number with thousands separators and `digits` decimals. */
 export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Formats milliseconds as whole microseconds (without the unit). */
+export function formatMicroseconds(ms: number): string {
+  return formatNumber(ms * 1000);
 }
 
 /** Formats milliseconds: 2 decimals below 10 ms, 1 below 100 ms, none above. */

@@ -25,19 +25,20 @@ import { orderRepository } from '../src/modules/inbound/repository.ts';
 import { createLargeModel } from './catalog.ts';
 import { createFiftyProductDocument } from './inbound.ts';
 import {
-  cpuMs,
-  cpuTimesMs,
+  formatMicroseconds,
   formatNumber,
-  postgresPids,
   recordOk,
   runLoad,
+  runLoadWithCpu,
   startCeiling,
   startDatabaseCeiling,
   type BenchContext,
   type BenchPartResult,
   type BenchRow,
   type CapturedStatement,
+  type CpuPerRequest,
   type LoadResult,
+  type MeasuredLoad,
   type ServerProcess,
   type TargetCheck,
 } from './lib.ts';
@@ -90,23 +91,7 @@ async function captureStatements(
   }
 }
 
-/** CPU per request of a server's Node process (user and system mode) and of the service's PostgreSQL, in ms. */
-interface CpuPerRequest {
-  user: number;
-  system: number;
-  postgres: number;
-}
-
-/** One load run's figures, with the server's CPU per request. */
-interface Measured {
-  load: LoadResult;
-  cpu: CpuPerRequest;
-}
-
-/**
- * Loads `path` of the server at `baseUrl` (a warm-up, then `seconds` measured) and reads the CPU its Node
- * process `pid` and the service's PostgreSQL (`dataDir`; idle for the bytes ceiling) used meanwhile.
- */
+/** Loads `path` of the server at `baseUrl` (a warm-up, then `seconds` measured) with its CPU a request. */
 async function measure(
   baseUrl: string,
   path: string,
@@ -114,25 +99,17 @@ async function measure(
   seconds: number,
   pid: number,
   dataDir: string,
-): Promise<Measured> {
+): Promise<MeasuredLoad> {
   const options = { url: baseUrl + path, headers: { authorization: token }, connections: CONNECTIONS };
   await runLoad({ ...options, seconds: WARMUP_SECONDS });
-  const sample = () => ({ ...cpuTimesMs([pid]), postgres: cpuMs(postgresPids(dataDir)) });
-  const before = sample();
-  const load = await runLoad({ ...options, seconds });
-  const after = sample();
-  const perRequest = (key: keyof CpuPerRequest) => (after[key] - before[key]) / Math.max(load.requests, 1);
-  return {
-    load,
-    cpu: { user: perRequest('user'), system: perRequest('system'), postgres: perRequest('postgres') },
-  };
+  return runLoadWithCpu({ ...options, seconds }, pid, dataDir);
 }
 
 /** One turn of the service, then its ceiling, then (for the cached GET) the bare framework. */
 interface Round {
-  service: Measured;
-  ceiling: Measured;
-  framework?: Measured;
+  service: MeasuredLoad;
+  ceiling: MeasuredLoad;
+  framework?: MeasuredLoad;
 }
 
 /** A GET of the service measured beside its ceiling, in rounds. */
@@ -207,8 +184,6 @@ export async function benchSingleGets(
   }
 }
 
-const microseconds = (ms: number) => formatNumber(ms * 1000);
-
 /** The pid of a ceiling's process (started by the bench, so it has one). */
 function ceilingPid(ceiling: ServerProcess): number {
   if (ceiling.child.pid === undefined) throw new Error(`the ceiling at ${ceiling.url} has no process id`);
@@ -233,7 +208,7 @@ function singleGetsResult(pairs: Pair[], bytes: number): BenchPartResult {
     const share = shareOf({ service, ceiling });
     const range = `${formatNumber(shareOf(sorted[0]!), 2)}–${formatNumber(shareOf(sorted.at(-1)!), 2)}×`;
     const cpu = (key: keyof CpuPerRequest) =>
-      `${microseconds(service.cpu[key])} → ${microseconds(ceiling.cpu[key])} µs`;
+      `${formatMicroseconds(service.cpu[key])} → ${formatMicroseconds(ceiling.cpu[key])} µs`;
     const cpuDetail = `CPU per request, service → ceiling: Node user ${cpu('user')}, system ${cpu('system')}; PostgreSQL ${cpu('postgres')}`;
     rows.push({
       name,
@@ -244,7 +219,7 @@ function singleGetsResult(pairs: Pair[], bytes: number): BenchPartResult {
       rows.push({
         name: `… the same bytes from bare Fastify (no plugins or hooks), same round`,
         value: `${describe(framework.load)}; ${formatNumber(framework.load.rps / ceiling.load.rps, 2)}× ceiling`,
-        detail: `CPU per request: Node user ${microseconds(framework.cpu.user)} µs, system ${microseconds(framework.cpu.system)} µs`,
+        detail: `CPU per request: Node user ${formatMicroseconds(framework.cpu.user)} µs, system ${formatMicroseconds(framework.cpu.system)} µs`,
       });
     targets.push({
       target: `${name} ≥ ${target}× ${ceilingName} (${CONNECTIONS} connections)`,
