@@ -30,6 +30,7 @@ afterAll(async () => {
 });
 
 describe('an import whose process stopped', () => {
+  // Its own database and two runtimes are set up inside the test (on Citus each distributes every table): 180 s.
   it('is finished by another process as its next attempt, with the same rows as a clean import', async () => {
     database = await createOwnDatabase('campaign_restart');
     sandbox = await startCampaignSandbox();
@@ -61,5 +62,5 @@ describe('an import whose process stopped', () => {
     expect(await storedStatistics(second, account)).toEqual(
       await sandboxStatistics(sandbox, account.apiKey, window.dateFrom, window.dateTo),
     );
-  });
+  }, 180_000);
 });
