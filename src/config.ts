@@ -75,6 +75,12 @@ export interface Config {
    */
   statisticsConcurrency: number;
   /**
+   * How many text searches (a list page with `query`, or inbound's `product` or `containsArticle`) run at once in
+   * this process (`SEARCH_CONCURRENCY`, at least 1; default twice the number of CPUs, as for the statistics); the
+   * others wait their turn in arrival order (P211).
+   */
+  searchConcurrency: number;
+  /**
    * Time limit of one HTTP exchange with a cash-register provider, in ms (`CASH_REGISTER_TIMEOUT_MS`, default
    * 10000). A request that gets no answer in time leaves the receipt as it is, to be refreshed (P75).
    */
@@ -271,6 +277,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statisticsConcurrency: Math.max(
       1,
       integer('STATISTICS_CONCURRENCY', env.STATISTICS_CONCURRENCY, 2 * os.availableParallelism()),
+    ),
+    searchConcurrency: Math.max(
+      1,
+      integer('SEARCH_CONCURRENCY', env.SEARCH_CONCURRENCY, 2 * os.availableParallelism()),
     ),
     cashRegisterTimeoutMs: Math.max(
       1,

@@ -9,6 +9,7 @@ import { createDatabase, type Database } from './db/database.ts';
 import { requireExactFloatText } from './db/json-text.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ChangeNotifier } from './db/notifications.ts';
+import { SearchTurns } from './db/search-turns.ts';
 import { TokenAuthenticator } from './http/auth.ts';
 import { ChangeRunner } from './changes/change-runner.ts';
 import { JobQueue } from './jobs/job.ts';
@@ -33,6 +34,8 @@ export interface Runtime {
   secrets: SecretBox;
   /** Signs and checks the cursors of keyset pagination (P172), with a key derived from the operator key. */
   cursors: CursorCodec;
+  /** The turns of this process's text searches (`SEARCH_CONCURRENCY` at once, P211). */
+  searches: SearchTurns;
   /** The pg-boss job queue on the same database. */
   jobs: JobQueue;
   /** The Prometheus metrics of this process (its own registry, P129). */
@@ -117,6 +120,7 @@ export async function createRuntime(
     changes: new ChangeRunner(database.db),
     secrets,
     cursors: new CursorCodec(secrets.deriveKey('seller-ops keyset cursor')),
+    searches: new SearchTurns(config.searchConcurrency),
     jobs: new JobQueue(queue, config.webhookPollSeconds),
     metrics: new ServiceMetrics(database.db, database.pool),
     workers: options.workers !== false,

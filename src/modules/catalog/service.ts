@@ -9,6 +9,7 @@
 import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import type { SearchTurns } from '../../db/search-turns.ts';
 import type { ChangeRunner, ChangeSet } from '../../changes/change-runner.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
@@ -57,6 +58,7 @@ export class CatalogService {
     private readonly db: Kysely<DB>,
     private readonly changes: ChangeRunner,
     private readonly cursors: CursorCodec,
+    private readonly searches: SearchTurns,
   ) {}
 
   /**
@@ -122,7 +124,10 @@ export class CatalogService {
     }
   }
 
-  /** A page of the client's brands or categories by id; `query` is a case-insensitive name substring (D4). */
+  /**
+   * A page of the client's brands or categories by id; `query` is a case-insensitive name substring (D4), a search
+   * that takes its turn (P211).
+   */
   async findNamed<T>(
     principal: Principal,
     table: 'brand' | 'category',
@@ -130,22 +135,21 @@ export class CatalogService {
   ): Promise<Page<T>> {
     const limit = query.limit ?? 100;
     const page = query.page ?? 1;
-    const rows = await dictionaryRepository.page(
-      this.db,
-      table,
-      principal.clientId,
-      query.query,
-      limit,
-      (page - 1) * limit,
-    );
+    const { rows, total } = await this.searches.run(query.query !== undefined, async () => ({
+      rows: await dictionaryRepository.page(
+        this.db,
+        table,
+        principal.clientId,
+        query.query,
+        limit,
+        (page - 1) * limit,
+      ),
+      total: query.count
+        ? await dictionaryRepository.count(this.db, table, principal.clientId, query.query)
+        : undefined,
+    }));
     const present = (table === 'brand' ? presentBrand : presentCategory) as (row: (typeof rows)[number]) => T;
-    return {
-      rows: rows.map(present),
-      page,
-      ...(query.count && {
-        total: await dictionaryRepository.count(this.db, table, principal.clientId, query.query),
-      }),
-    };
+    return { rows: rows.map(present), page, ...(total !== undefined && { total }) };
   }
 
   /**
@@ -375,7 +379,8 @@ export class CatalogService {
   }
 
   /**
-   * A page of product rows (stable id order; `count` only when asked, D4), by `page` or after a `cursor` (P172).
+   * A page of product rows (stable id order; `count` only when asked, D4), by `page` or after a `cursor` (P172);
+   * with `query`, a search that takes its turn (P211).
    * @returns the page (`ProductPage`) as JSON text, its rows written by PostgreSQL (P201)
    * @throws AppError `error_validation` for a cursor that is not this list's or is sent with `page`
    */
@@ -395,18 +400,20 @@ export class CatalogService {
       ids: query.ids,
       modifiedSince: query.modifiedDate === undefined ? undefined : new Date(query.modifiedDate),
     };
-    const read = await productFindRepository.page(
-      this.db,
-      criteria,
-      ascending,
-      limit,
-      after === undefined ? { offset: (page - 1) * limit } : { afterId: after.id },
-    );
+    const { read, total } = await this.searches.run(criteria.query !== undefined, async () => ({
+      read: await productFindRepository.page(
+        this.db,
+        criteria,
+        ascending,
+        limit,
+        after === undefined ? { offset: (page - 1) * limit } : { afterId: after.id },
+      ),
+      total: query.count ? await productFindRepository.count(this.db, criteria) : undefined,
+    }));
     const { rows, nextCursor } = cutPage(this.cursors, scope, read, limit, page, (row) => ({
       value: null,
       id: row.id,
     }));
-    const total = query.count ? await productFindRepository.count(this.db, criteria) : undefined;
     return pageText(`[${rows.map((row) => row.json).join(',')}]`, page, total, nextCursor);
   }
 

@@ -113,6 +113,10 @@ export function range(
   };
 }
 
+/** Whether `find`'s query matches a text (`query`, `product`, `containsArticle`), so takes its turn (P211). */
+export const isTextSearch = (query: OrderFindQuery): boolean =>
+  query.product !== undefined || query.containsArticle !== undefined || (query.query ?? '').trim() !== '';
+
 /**
  * Resolves `find`'s query (D4, D5.10). Date filters: `createdDateFrom/To` and `dateFrom/dateTo` on `created`,
  * `orderDate` = the day of `createdDate`, `modifiedDate`/`modifiedDateTo` on `modifiedDate`, `closeDate` (a day)

@@ -4,11 +4,12 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import type { SearchTurns } from '../../db/search-turns.ts';
 import type { Principal } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 import type { InboundCaches } from './order-cache.ts';
-import { resolveFindCriteria, resolveHistoryCriteria } from './find-filter.ts';
+import { isTextSearch, resolveFindCriteria, resolveHistoryCriteria } from './find-filter.ts';
 import { findRepository } from './find.repository.ts';
 import { presentHistory, presentOrder, selfLink, type OrderProductRow } from './presenter.ts';
 import { historyRepository, orderRepository, productRepository } from './repository.ts';
@@ -30,6 +31,7 @@ export class InboundFindService {
     private readonly baseUrl: string,
     private readonly caches: InboundCaches,
     private readonly cursors: CursorCodec,
+    private readonly searches: SearchTurns,
   ) {}
 
   /**
@@ -64,10 +66,12 @@ export class InboundFindService {
     };
     const paging = resolvePaging(this.cursors, query, scope);
     const criteria = { ...resolveFindCriteria(query), page: paging.page, after: paging.after };
-    const [read, total] = await Promise.all([
-      findRepository.page(this.db, principal.clientId, criteria),
-      criteria.count ? findRepository.count(this.db, principal.clientId, criteria) : undefined,
-    ]);
+    const [read, total] = await this.searches.run(isTextSearch(query), () =>
+      Promise.all([
+        findRepository.page(this.db, principal.clientId, criteria),
+        criteria.count ? findRepository.count(this.db, principal.clientId, criteria) : undefined,
+      ]),
+    );
     const { rows, nextCursor } = cutPage(this.cursors, scope, read, criteria.limit, criteria.page, (row) => ({
       value: row.keyset_value,
       id: row.id,

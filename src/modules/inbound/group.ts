@@ -30,7 +30,7 @@ export function createInboundServices(runtime: Runtime): InboundServices {
   return {
     orders,
     packages: new PackageService(orders, db, baseUrl),
-    lists: new InboundFindService(db, baseUrl, caches, runtime.cursors),
+    lists: new InboundFindService(db, baseUrl, caches, runtime.cursors, runtime.searches),
   };
 }
 

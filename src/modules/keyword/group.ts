@@ -6,6 +6,6 @@ import { KeywordService } from './service.ts';
 
 /** Builds the keyword group over `runtime`. */
 export function createKeywordGroup(runtime: Runtime): ResourceGroup {
-  const service = new KeywordService(runtime.database.db, runtime.changes);
+  const service = new KeywordService(runtime.database.db, runtime.changes, runtime.searches);
   return { name: 'keyword', scope: 'api', prefix: '/keyword', routes: keywordRoutes(service) };
 }

@@ -4,6 +4,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import type { SearchTurns } from '../../db/search-turns.ts';
 import type { ChangeRunner } from '../../changes/change-runner.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
@@ -48,6 +49,7 @@ export class KeywordService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly changes: ChangeRunner,
+    private readonly searches: SearchTurns,
   ) {}
 
   /** Every group of the client with its keywords, by id. */
@@ -55,9 +57,15 @@ export class KeywordService {
     return this.load(this.db, principal, await keywordRepository.groupIds(this.db, principal.clientId));
   }
 
-  /** Groups whose name or one of whose keywords contains `word`, case-insensitive (D6.4). */
+  /**
+   * Groups whose name or one of whose keywords contains `word`, case-insensitive (D6.4): a search that takes its
+   * turn (P211).
+   */
   async findGroups(principal: Principal, word: string): Promise<KeywordGroup[]> {
-    return this.load(this.db, principal, await keywordRepository.groupIds(this.db, principal.clientId, word));
+    const ids = await this.searches.run(true, () =>
+      keywordRepository.groupIds(this.db, principal.clientId, word),
+    );
+    return this.load(this.db, principal, ids);
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import type { SearchTurns } from '../../db/search-turns.ts';
 import type { ChangeRunner } from '../../changes/change-runner.ts';
 import type { Principal } from '../../http/auth.ts';
 import { AppError, notFound, validationError } from '../../http/errors.ts';
@@ -36,6 +37,7 @@ export class TagService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly changes: ChangeRunner,
+    private readonly searches: SearchTurns,
   ) {}
 
   /**
@@ -91,24 +93,26 @@ export class TagService {
     });
   }
 
-  /** A page of tags (D4): `query` name substring, `productId` tags bound to it or to its model; `sortBy` ID or NAME. */
+  /**
+   * A page of tags (D4): `query` name substring (a search that takes its turn, P211), `productId` tags bound to it
+   * or to its model; `sortBy` ID or NAME.
+   */
   async find(principal: Principal, query: TagFindQuery): Promise<FindResponseProductTag> {
     const limit = query.limit ?? 100;
     const page = query.page ?? 1;
     const criteria = { clientId: principal.clientId, query: query.query, productId: query.productId };
-    const rows = await tagRepository.page(
-      this.db,
-      criteria,
-      query.sortBy ?? 'ID',
-      query.ascending ?? true,
-      limit,
-      (page - 1) * limit,
-    );
-    return {
-      rows: rows.map(present),
-      page,
-      ...(query.count && { total: await tagRepository.count(this.db, criteria) }),
-    };
+    const { rows, total } = await this.searches.run(query.query !== undefined, async () => ({
+      rows: await tagRepository.page(
+        this.db,
+        criteria,
+        query.sortBy ?? 'ID',
+        query.ascending ?? true,
+        limit,
+        (page - 1) * limit,
+      ),
+      total: query.count ? await tagRepository.count(this.db, criteria) : undefined,
+    }));
+    return { rows: rows.map(present), page, ...(total !== undefined && { total }) };
   }
 
   /**
