@@ -57,3 +57,21 @@ export async function waitUntilBlockedBy(db: Kysely<DB>, pid: number): Promise<v
     return (distributed.rows[0]?.waiting ?? 0) > 0;
   });
 }
+
+/**
+ * The test database's URL with `application_name` set, so an app built on it can be told apart in
+ * `pg_stat_activity` from the connections of other test files (`lockWaits`).
+ */
+export function namedDatabaseUrl(databaseUrl: string, applicationName: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', applicationName);
+  return url.toString();
+}
+
+/** How many statements of connections named `applicationName` wait for a lock now. */
+export async function lockWaits(db: Kysely<DB>, applicationName: string): Promise<number> {
+  const result = await sql<{ count: number }>`
+    select count(*)::int as count from pg_stat_activity
+    where application_name = ${applicationName} and wait_event_type = 'Lock'`.execute(db);
+  return result.rows[0]?.count ?? 0;
+}

@@ -4,12 +4,11 @@
  * another connection; the app's connections carry their own `application_name`, so statements of other test files
  * are not counted.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildTestApp, testDatabaseUrl, type TestApp } from '../helpers/test-app.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { send } from '../helpers/http.ts';
-import { openBlockingTransaction } from '../helpers/blocking-transaction.ts';
+import { lockWaits, namedDatabaseUrl, openBlockingTransaction } from '../helpers/blocking-transaction.ts';
 import { waitFor } from '../fixtures/webhook-kit.ts';
 
 const APPLICATION_NAME = 'search-turns-test';
@@ -18,9 +17,9 @@ let t: TestApp;
 let account: TestAccount;
 
 beforeAll(async () => {
-  const url = new URL(testDatabaseUrl());
-  url.searchParams.set('application_name', APPLICATION_NAME);
-  t = await buildTestApp({ SEARCH_CONCURRENCY: '1' }, url.toString(), { workers: false });
+  t = await buildTestApp({ SEARCH_CONCURRENCY: '1' }, namedDatabaseUrl(testDatabaseUrl(), APPLICATION_NAME), {
+    workers: false,
+  });
   account = await createAccount(t.runtime);
   for (const name of ['Summer sale', 'Winter sale']) {
     const created = await send(t.app, account.writeToken, {
@@ -37,12 +36,7 @@ afterAll(async () => {
 });
 
 /** Statements of the app's connections waiting for a lock. */
-async function waitingStatements(): Promise<number> {
-  const result = await sql<{ count: number }>`
-    select count(*)::int as count from pg_stat_activity
-    where application_name = ${APPLICATION_NAME} and wait_event_type = 'Lock'`.execute(t.runtime.database.db);
-  return result.rows[0]?.count ?? 0;
-}
+const waitingStatements = () => lockWaits(t.runtime.database.db, APPLICATION_NAME);
 
 const get = (url: string, query: Record<string, string>) =>
   send(t.app, account.readToken, { method: 'GET', url, query });
