@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/database.ts';
 import { testDatabaseUrl } from '../helpers/test-app.ts';
+import { namedDatabaseUrl } from '../helpers/blocking-transaction.ts';
 
 const observer = createDatabase(testDatabaseUrl(), 1);
 afterAll(() => observer.close());
@@ -25,10 +26,8 @@ const sessionsOf = async (applicationName: string) =>
 describe('closing a database', () => {
   it("resolves after every connection's socket has closed and the server has ended its sessions", async () => {
     const applicationName = `close-${randomUUID()}`;
-    const url = new URL(testDatabaseUrl());
-    url.searchParams.set('application_name', applicationName);
     const connections = 4;
-    const database = createDatabase(url.toString(), connections);
+    const database = createDatabase(namedDatabaseUrl(testDatabaseUrl(), applicationName), connections);
     let ended = 0;
     database.pool.on('connect', (client) => client.once('end', () => (ended += 1)));
     // Concurrent statements that each hold their connection a moment, so the pool opens all of them.
