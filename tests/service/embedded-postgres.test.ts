@@ -102,7 +102,35 @@ function postmasterPid(dataDir: string): number {
   return Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
 }
 
+/** The scheduling policy of process `pid` (`/proc/<pid>/stat` field 41): 0 SCHED_OTHER, 3 SCHED_BATCH. */
+function schedulingPolicy(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (in parentheses, which may hold spaces) start at field 3.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3]);
+}
+
+const SCHED_BATCH = 3;
+
 describe('startEmbeddedPostgres', () => {
+  it.runIf(process.platform === 'linux')(
+    'runs the server, and every backend it starts, under SCHED_BATCH (P213)',
+    async () => {
+      const dataDir = path.join(root, 'batch');
+      const handle = await start(dataDir);
+      expect(schedulingPolicy(postmasterPid(dataDir))).toBe(SCHED_BATCH);
+      const client = new pg.Client({ connectionString: handle.databaseUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+        expect(schedulingPolicy(rows[0]?.pid ?? 0)).toBe(SCHED_BATCH);
+      } finally {
+        await client.end();
+      }
+      await handle.stop();
+    },
+    TIMEOUT,
+  );
+
   it(
     'creates a cluster, serves queries, and keeps data across a warm restart',
     async () => {
