@@ -5,7 +5,7 @@
  * is never silently rounded (in `bigint[]` too); `numeric` stays an exact decimal string and `date` its
  * `YYYY-MM-DD` text. Connections prepare the parameterized statements they repeat (`prepared-statements.ts`).
  */
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PreparingClient } from './prepared-statements.ts';
 import type { DB } from './schema.ts';
@@ -41,6 +41,11 @@ export interface Database {
    * ended its sessions: a database can be dropped or a server stopped right after).
    */
   close(): Promise<void>;
+  /**
+   * Whether the server is a Citus coordinator (the `citus` extension is installed, docs/scale-out.md): asked on the
+   * first call, then remembered (a failed question is asked again).
+   */
+  distributed: () => Promise<boolean>;
 }
 
 /**
@@ -69,9 +74,19 @@ export function createDatabase(connectionString: string, poolSize = 10): Databas
     void ended.then(() => connectionsEnded.delete(ended));
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  let distributed: Promise<boolean> | undefined;
   return {
     db,
     pool,
+    distributed: () =>
+      (distributed ??= sql<{ citus: boolean }>`
+        select exists (select 1 from pg_extension where extname = 'citus') as citus`
+        .execute(db)
+        .then((result) => result.rows[0]?.citus === true)
+        .catch((error: unknown) => {
+          distributed = undefined;
+          throw error;
+        })),
     close: async () => {
       await db.destroy();
       await Promise.all(connectionsEnded);

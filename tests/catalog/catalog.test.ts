@@ -397,6 +397,20 @@ describe('GET /api/product/find', () => {
       }>();
     expect(await ids('count=true')).toMatchObject({ total: matching.length });
     expect((await ids('limit=100')).rows.map((row) => row.id)).toEqual(matching);
+    // A search's rows are written by `product_page_rows` (P212), a list's by its own statement: the same text.
+    const searched = await call(
+      'GET',
+      '/api/product/find?query=needle&limit=100',
+      undefined,
+      owner.readToken,
+    );
+    const listed = await call(
+      'GET',
+      `/api/product/find?${matching.map((id) => `ids=${id}`).join('&')}&limit=100`,
+      undefined,
+      owner.readToken,
+    );
+    expect(searched.body).toBe(listed.body);
     for (const ascending of [true, false]) {
       const expected = ascending ? matching : [...matching].reverse();
       for (const limit of [1, 3, 4]) {

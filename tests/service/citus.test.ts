@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { testDatabaseUrl } from '../helpers/test-app.ts';
 import { REFERENCE_TABLES, TENANT_TABLES } from '../../src/db/tenant-tables.ts';
+import { createDatabase } from '../../src/db/database.ts';
 
 const DISTRIBUTED = [...TENANT_TABLES].sort();
 const REFERENCE = [...REFERENCE_TABLES].sort();
@@ -24,6 +25,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.end();
+});
+
+it('Database.distributed tells a Citus coordinator from plain PostgreSQL', async () => {
+  const database = createDatabase(testDatabaseUrl(), 1);
+  try {
+    expect(await database.distributed()).toBe(citus);
+    expect(await database.distributed()).toBe(citus);
+  } finally {
+    await database.close();
+  }
 });
 
 describe('on Citus', () => {

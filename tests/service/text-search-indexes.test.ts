@@ -148,6 +148,17 @@ function expectIndexes(plan: string | undefined, ...indexes: string[]): void {
  */
 const NEEDLE = 'qzxwj';
 
+/** The first page of the test client's product search for `query`, on `db`. */
+const searchPage = async (db: Kysely<DB>, query: string) =>
+  productFindRepository.page(
+    db,
+    { clientId: account.clientId, query },
+    true,
+    100,
+    { offset: 0 },
+    await t.runtime.database.distributed(),
+  );
+
 /** The plan of the statement inbound find runs for the filters `query` (a page of the test client's documents). */
 async function inboundFindPlan(query: OrderFindQuery): Promise<string | undefined> {
   const [plan] = await plansOf((db) => findRepository.page(db, account.clientId, resolveFindCriteria(query)));
@@ -156,9 +167,7 @@ async function inboundFindPlan(query: OrderFindQuery): Promise<string | undefine
 
 describe('trigram indexes serve the query filters', () => {
   it('product find: name and model article', async () => {
-    const [plan] = await plansOf((db) =>
-      productFindRepository.page(db, { clientId: account.clientId, query: NEEDLE }, true, 100, { offset: 0 }),
-    );
+    const [plan] = await plansOf((db) => searchPage(db, NEEDLE));
     // The products of the models found by article through their model's index, not a scan of every product.
     expectIndexes(
       plan,
@@ -170,11 +179,7 @@ describe('trigram indexes serve the query filters', () => {
 
   it('product find: a text of several words is looked up by its rarest word, filtered by the whole text', async () => {
     // Every name holds "product": its trigrams would make the scan read the whole index (P195).
-    const plans = await plansOf((db) =>
-      productFindRepository.page(db, { clientId: account.clientId, query: `product ${NEEDLE}` }, true, 100, {
-        offset: 0,
-      }),
-    );
+    const plans = await plansOf((db) => searchPage(db, `product ${NEEDLE}`));
     const plan = plans.at(-1);
     if (plan?.startsWith('->  Task')) {
       // Citus: the coordinator holds no statistics of a distributed table, so no word is chosen and the full
@@ -187,13 +192,7 @@ describe('trigram indexes serve the query filters', () => {
   });
 
   it('product find: a text every product holds reads a page of rows, not every match (P209)', async () => {
-    const plans = await plansOf(
-      (db) =>
-        productFindRepository.page(db, { clientId: account.clientId, query: 'product' }, true, 100, {
-          offset: 0,
-        }),
-      true,
-    );
+    const plans = await plansOf((db) => searchPage(db, 'product'), true);
     const plan = plans.at(-1) ?? '';
     if (plan.startsWith('->  Task')) {
       // Citus: the worker explains the routed statement without its values (`$n` in the plan), so it shows a plan

@@ -12,7 +12,13 @@ import { CatalogService } from './service.ts';
 
 /** Builds the catalog groups over `runtime`: the API and the dictionary lookups (D11.3). */
 export function createCatalogGroups(runtime: Runtime): ResourceGroup[] {
-  const catalog = new CatalogService(runtime.database.db, runtime.changes, runtime.cursors, runtime.searches);
+  const catalog = new CatalogService(
+    runtime.database.db,
+    runtime.changes,
+    runtime.cursors,
+    runtime.searches,
+    runtime.database.distributed,
+  );
   runtime.changes.registerRenderer(['CREATE_PRODUCT'], (trx, clientId, ids) =>
     catalog.renderProducts(trx, clientId, ids),
   );

@@ -432,7 +432,8 @@ export type ProductPageStart = { offset: number } | { afterId: number };
 const PAGE_COLUMNS = ['id', 'model_id', 'view_id', 'barcode', 'name', 'size', 'modified_date'] as const;
 
 /**
- * The statement of a product page: `page` (the page's `product` rows, found by `pageRows` on `product` alone)
+ * The statement of a product page without `query` (a search's page is written alike by `product_page_rows`, P212):
+ * `page` (the page's `product` rows, found by `pageRows` on `product` alone)
  * joined with the models and views of those rows only, each read by one index scan over the page's distinct ids
  * (P208), and each row's JSON text in the API's shape (`ProductRow`: `presentProductRow`'s keys in its order),
  * written by PostgreSQL byte for byte as `JSON.stringify` of the presented row (P201). Every table is read on the
@@ -482,11 +483,14 @@ function filteredPageRows(db: Kysely<DB>, criteria: ProductCriteria, page: PageC
 }
 
 /**
- * The `product` rows of a page with `query`: its ids cut from the union of the search's statements, each read no
- * further than the page's end (`searchedIds`, P209), then the columns of those ids only. Planned for its values on
- * every call (P202).
+ * The statement of a page with `query`: its ids cut from the union of the search's statements, each read no
+ * further than the page's end (`searchedIds`, P209), planned for its values on every call (P202). On plain
+ * PostgreSQL its rows are written by `product_page_rows` (migration 0028, P212), whose statement each session
+ * parses once and keeps one generic plan of; on Citus (`distributed`) by `presentedPage` in the statement itself,
+ * which is routed whole to the client's worker, where a function reading tables would nest a distributed query in
+ * a shard's query.
  */
-async function searchedPageRows(db: Kysely<DB>, criteria: ProductCriteria, page: PageCut) {
+async function searchedPage(db: Kysely<DB>, criteria: ProductCriteria, page: PageCut, distributed: boolean) {
   const { direction, limit, offset } = page;
   const drivers = await productTextDrivers(db, criteria.query as string);
   const pageIds = db
@@ -494,12 +498,16 @@ async function searchedPageRows(db: Kysely<DB>, criteria: ProductCriteria, page:
     .select('matched.id')
     .orderBy('matched.id', direction)
     .$call((qb) => pageBounds(qb, limit + 1, offset, true));
+  if (!distributed)
+    return sql<ProductPageRow>`select id, "json" from product_page_rows(${criteria.clientId}, array(${pageIds}))
+    order by id ${sql.raw(direction)}`;
   // An array of the page's ids, so its rows are read by their keys whatever the planner guesses of their number.
-  return db
+  const pageRows = db
     .selectFrom('product')
     .select(PAGE_COLUMNS)
     .where('client_id', '=', criteria.clientId)
     .where(sql<SqlBool>`id = any(array(${pageIds}))`);
+  return presentedPage(criteria.clientId, pageRows, direction);
 }
 
 /** Which rows of a search a page holds: `limit` (+ 1 to tell a next page) after `offset` rows or `afterId`. */
@@ -512,9 +520,10 @@ interface PageCut {
 
 /**
  * Product search (stable: ordered by id, ties impossible), over `product` alone (P205): `filteredPageRows`
- * without `query`, `searchedPageRows` with it. The model and view of the page's rows are read once per distinct
- * id, after the page is cut (P208). A page has `limit + 1` rows when there is a next one; each row comes as JSON
- * text (P201).
+ * presented by `presentedPage` without `query`, `searchedPage` with it. The model and view of the page's rows are
+ * read once per distinct id, after the page is cut (P208). A page has `limit + 1` rows when there is a next one; each
+ * row comes as JSON text (P201). `page`'s `distributed` says whether the database is a Citus coordinator
+ * (`Database.distributed`): a search's rows are written differently there (`searchedPage`).
  */
 export const productFindRepository = {
   page: async (
@@ -523,17 +532,18 @@ export const productFindRepository = {
     ascending: boolean,
     limit: number,
     from: ProductPageStart,
+    distributed: boolean,
   ): Promise<ProductPageRow[]> => {
     const direction = ascending ? 'asc' : 'desc';
     const page: PageCut =
       'offset' in from
         ? { direction, limit, offset: from.offset }
         : { direction, limit, offset: 0, afterId: from.afterId };
-    const pageRows =
+    const statement =
       criteria.query === undefined
-        ? filteredPageRows(db, criteria, page)
-        : await searchedPageRows(db, criteria, page);
-    return (await presentedPage(criteria.clientId, pageRows, direction).execute(db)).rows;
+        ? presentedPage(criteria.clientId, filteredPageRows(db, criteria, page), direction)
+        : await searchedPage(db, criteria, page, distributed);
+    return (await statement.execute(db)).rows;
   },
   count: async (db: Kysely<DB>, criteria: ProductCriteria) => {
     const total =

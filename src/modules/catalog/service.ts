@@ -59,6 +59,8 @@ export class CatalogService {
     private readonly changes: ChangeRunner,
     private readonly cursors: CursorCodec,
     private readonly searches: SearchTurns,
+    /** Whether the database is a Citus coordinator (`Database.distributed`). */
+    private readonly distributed: () => Promise<boolean>,
   ) {}
 
   /**
@@ -407,6 +409,7 @@ export class CatalogService {
         ascending,
         limit,
         after === undefined ? { offset: (page - 1) * limit } : { afterId: after.id },
+        await this.distributed(),
       ),
       total: query.count ? await productFindRepository.count(this.db, criteria) : undefined,
     }));
