@@ -200,10 +200,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       }
     }
 
-    const postmasterPid = Number.parseInt(
-      (await readIfExists(path.join(pgDir, 'postmaster.pid')))?.split('\n')[0] ?? '',
-      10,
-    );
+    const postmasterPid = await readPostmasterPid(pgDir);
     if (postmasterPid > 0) {
       const unscheduled = await scheduleAsBatch(postmasterPid);
       if (unscheduled !== undefined)
@@ -323,13 +320,18 @@ async function initialiseCluster(
   await fsyncDir(dataDir);
 }
 
+/** The PID in `<pgDir>/postmaster.pid` (its first line); NaN without the file. */
+async function readPostmasterPid(pgDir: string): Promise<number> {
+  return Number.parseInt((await readIfExists(path.join(pgDir, 'postmaster.pid')))?.split('\n')[0] ?? '', 10);
+}
+
 /**
  * Stops a PostgreSQL still running on `pgDir` although its service is gone (we hold the lock, so any
  * postmaster there is an orphan of a dead service).
  */
 async function stopOrphan(pgDir: string, pgCtl: string, log: (msg: string) => void): Promise<void> {
   const pidFile = path.join(pgDir, 'postmaster.pid');
-  const pid = Number.parseInt((await readIfExists(pidFile))?.split('\n')[0] ?? '', 10);
+  const pid = await readPostmasterPid(pgDir);
   if (!(pid > 0) || !processExists(pid)) return; // stale pid file: PostgreSQL itself ignores it
   if (!isAlive(pid)) {
     // exited but not yet reaped by init: PostgreSQL would take the zombie for a running server
