@@ -127,7 +127,7 @@ export async function createRuntime(
     ready: false,
     setUpOnce,
     async setUp() {
-      await requireExactFloatText(database.db);
+      await requireExactFloatText(database);
       await setUpOnce(() => setUpDatabase(database, secrets, options.extraMigrationFolders));
       await notifier.start();
       queueStarted = true;

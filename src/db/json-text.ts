@@ -3,8 +3,8 @@
  * service sends them without parsing and serializing them again, and the start-up check that the numbers in that
  * text are exact (P203).
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { DB } from './schema.ts';
+import { sql, type RawBuilder } from 'kysely';
+import type { Database } from './database.ts';
 
 /**
  * A `timestamptz` as the text `Date.prototype.toISOString` writes: UTC, milliseconds, `Z`. `to_char`'s `MS`
@@ -31,13 +31,13 @@ export const jsonArrayText = (element: RawBuilder<unknown>, orderBy: RawBuilder<
  * unreachable worker is not checked, so a start does not wait for every worker to be up.
  * @throws Error naming the setting, its value and, for a worker, its host and port, when it is below 1
  */
-export async function requireExactFloatText(db: Kysely<DB>): Promise<void> {
+export async function requireExactFloatText(database: Database): Promise<void> {
+  const { db } = database;
   const { rows } = await sql<{
     digits: number;
   }>`select current_setting('extra_float_digits')::int as digits`.execute(db);
   requireDigits(rows[0]?.digits ?? 1, "the service's sessions");
-  const citus = await sql`select 1 from pg_extension where extname = 'citus'`.execute(db);
-  if (citus.rows.length === 0) return;
+  if (!(await database.distributed())) return;
   const workers = await sql<{ node: string; success: boolean; result: string }>`
     select nodename || ':' || nodeport as node, success, result
     from run_command_on_workers($$select current_setting('extra_float_digits')$$)`.execute(db);

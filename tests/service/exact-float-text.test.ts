@@ -26,13 +26,13 @@ const sumText = async (db: typeof exact.db) =>
 
 describe('exact float text (P203)', () => {
   it('passes on the default settings, where PostgreSQL writes the number JavaScript writes', async () => {
-    await expect(requireExactFloatText(exact.db)).resolves.toBeUndefined();
+    await expect(requireExactFloatText(exact)).resolves.toBeUndefined();
     expect(await sumText(exact.db)).toBe(String(0.1 + 0.2));
   });
 
   it('refuses sessions that round numbers to 15 digits, naming the setting and its value', async () => {
     expect(await sumText(rounding.db)).toBe('0.3');
-    await expect(requireExactFloatText(rounding.db)).rejects.toThrow(
+    await expect(requireExactFloatText(rounding)).rejects.toThrow(
       /extra_float_digits is 0 .* must be 1 or more/,
     );
   });
@@ -61,7 +61,7 @@ describe('exact float text (P203)', () => {
       await onWorker.close();
       const checked = createDatabase(database.url, 1);
       try {
-        await expect(requireExactFloatText(checked.db)).rejects.toThrow(
+        await expect(requireExactFloatText(checked)).rejects.toThrow(
           /extra_float_digits is 0 for the Citus worker [\w.-]+:\d+; it must be 1 or more/,
         );
       } finally {
