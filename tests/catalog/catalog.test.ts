@@ -432,6 +432,22 @@ describe('GET /api/product/find', () => {
         expect(byCursor, `cursor, limit ${limit}`).toEqual(expected);
       }
     }
+    // On one server a search without other filters is `product_search_page` (P214): each way of matching gives the
+    // same rows whichever form reads it, the trigram index looked up by a word or the client's products walked.
+    if (!(await t.runtime.database.distributed()))
+      for (const lookup of [null, '%needle%'])
+        for (const ascending of [true, false]) {
+          const found = await sql<{
+            id: string;
+          }>`select id from product_search_page(${owner.clientId}, 'needle',
+            '%needle%', ${lookup}, ${lookup}, ${ascending}, ${ascending ? '0' : '9223372036854775807'}, 1, 100)
+            order by id`.execute(db);
+          const expected = (ascending ? matching : [...matching].reverse()).slice(1);
+          expect(
+            found.rows.map((row) => Number(row.id)),
+            `${lookup}, ${ascending}`,
+          ).toEqual([...expected].sort((a, b) => a - b));
+        }
     // Every other filter narrows each way of matching.
     expect(await ids(`brandId=${byArticle.brandId}&limit=2&page=2&count=true`)).toMatchObject({
       total: 6,

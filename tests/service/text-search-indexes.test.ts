@@ -10,8 +10,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import type { PoolClient } from 'pg';
 import type { DB } from '../../src/db/schema.ts';
 import { productFindRepository } from '../../src/modules/catalog/repository.ts';
+import { trigramLookup } from '../../src/modules/catalog/search-words.repository.ts';
 import { findRepository } from '../../src/modules/inbound/find.repository.ts';
 import { resolveFindCriteria } from '../../src/modules/inbound/find-filter.ts';
 import type { OrderFindQuery } from '../../src/modules/inbound/schemas.ts';
@@ -105,6 +107,10 @@ async function plansOf(read: (db: Kysely<DB>) => Promise<unknown>, analyzed = fa
     await client.query(`set local citus.propagate_set_commands = 'local'`);
     if (!analyzed) await client.query('set local enable_seqscan = off');
     for (const statement of statements) {
+      if (CALLS_SEARCH_FUNCTION.test(statement.sql)) {
+        plans.push(await nestedPlans(client, statement, analyzed));
+        continue;
+      }
       const result = await client.query<{ 'QUERY PLAN': string }>(
         `explain ${analyzed ? '(analyze, timing off) ' : ''}${statement.sql}`,
         statement.parameters as unknown[],
@@ -116,6 +122,36 @@ async function plansOf(read: (db: Kysely<DB>) => Promise<unknown>, analyzed = fa
     client.release();
   }
   return plans;
+}
+
+/** A statement whose search runs inside a PL/pgSQL function (`product_search_page`, P214). */
+const CALLS_SEARCH_FUNCTION = /\bproduct_search_page\(/;
+
+/**
+ * The plans of the statements `statement` runs inside its functions, as PostgreSQL's `auto_explain` (shipped with
+ * the server) writes them, received as notices: `EXPLAIN` of a function call shows the call only. Runs inside the
+ * caller's transaction, whose settings it extends.
+ */
+async function nestedPlans(client: PoolClient, statement: CompiledQuery, analyzed: boolean): Promise<string> {
+  const notices: string[] = [];
+  const collect = (notice: { message?: string }) => void notices.push(notice.message ?? '');
+  client.on('notice', collect);
+  try {
+    await client.query(`load 'auto_explain'`);
+    for (const setting of [
+      'auto_explain.log_min_duration = 0',
+      'auto_explain.log_nested_statements = on',
+      'auto_explain.log_level = notice',
+      `auto_explain.log_analyze = ${analyzed ? 'on' : 'off'}`,
+      'auto_explain.log_timing = off',
+    ])
+      await client.query(`set local ${setting}`);
+    await client.query(statement.sql, statement.parameters as unknown[]);
+    await client.query('set local auto_explain.log_min_duration = -1');
+  } finally {
+    client.off('notice', collect);
+  }
+  return notices.join('\n');
 }
 
 /**
@@ -167,7 +203,7 @@ async function inboundFindPlan(query: OrderFindQuery): Promise<string | undefine
 
 describe('trigram indexes serve the query filters', () => {
   it('product find: name and model article', async () => {
-    const [plan] = await plansOf((db) => searchPage(db, NEEDLE));
+    const plan = (await plansOf((db) => searchPage(db, NEEDLE))).at(-1);
     // The products of the models found by article through their model's index, not a scan of every product.
     expectIndexes(
       plan,
@@ -187,8 +223,12 @@ describe('trigram indexes serve the query filters', () => {
       expect(plan).toContain(`name ~~* '%product ${NEEDLE}%'::text`);
       return;
     }
-    expect(plan).toContain(`Index Cond: (name ~~* '%${NEEDLE}%'::text)`);
-    expect(plan).toContain(`texticlike(name, '%product ${NEEDLE}%'::text)`);
+    // `product_search_page` (P214): one plan for every text; the word looked up ($4) is chosen by `trigramLookup`.
+    expect(plan).toContain('Index Cond: (name ~~* $4)');
+    expect(plan).toContain('texticlike(p.name, $3)');
+    expect(await trigramLookup(t.runtime.database.db, 'product.name', `product ${NEEDLE}`, 101)).toBe(
+      `%${NEEDLE}%`,
+    );
   });
 
   it('product find: a text every product holds reads a page of rows, not every match (P209)', async () => {
@@ -200,6 +240,10 @@ describe('trigram indexes serve the query filters', () => {
       expect(plan.match(/->\s+Limit\b/g)?.length, plan).toBeGreaterThanOrEqual(4);
       return;
     }
+    // The client's products walked in id order (by either index of `client_id, id`), filtered by the text (P214).
+    expect(plan).toMatch(
+      /Index Scan using product_(pkey|client_id_idx) on product p\b.*\n\s+Index Cond: \(\(client_id = \$1\) AND \(id > \$7\)\)\n\s+Filter: .*texticlike\(name, \$3\)/,
+    );
     // Rows each step found (PostgreSQL 18 writes them with two decimals): at most the page's 101 a step.
     const found = [...plan.matchAll(/actual rows=(\d+(?:\.\d+)?)/g)].map((match) => Number(match[1]));
     expect(found.length, plan).toBeGreaterThan(0);

@@ -16,7 +16,7 @@ import { pageBounds } from '../../db/page-bounds.ts';
 import { idRows } from '../../db/id-rows.ts';
 import { isoText, jsonArrayText } from '../../db/json-text.ts';
 import { likeContains } from '../../db/like.ts';
-import { drivingWord } from './search-words.repository.ts';
+import { drivingWord, trigramLookup } from './search-words.repository.ts';
 import type {
   BrandTable,
   CategoryTable,
@@ -379,6 +379,9 @@ const ROW_COLUMNS = [
 const filtersModel = (criteria: ProductCriteria) =>
   criteria.article !== undefined || criteria.brandId !== undefined || criteria.categoryId !== undefined;
 
+/** Whether a search has a filter besides the client and `query`. */
+const filtersBesidesQuery = ({ query: _query, ...criteria }: ProductCriteria) => isFiltered(criteria);
+
 /** Whether a search has a filter besides the client. */
 const isFiltered = ({ clientId: _clientId, ...filters }: ProductCriteria) =>
   Object.values(filters).some((value) => value !== undefined);
@@ -482,13 +485,36 @@ function filteredPageRows(db: Kysely<DB>, criteria: ProductCriteria, page: PageC
     );
 }
 
+/** The cursor of a first page in `direction`: below every product id ascending, above every one descending. */
+const FIRST_PAGE_AFTER_ID = { asc: '0', desc: '9223372036854775807' } as const;
+
 /**
- * The statement of a page with `query`: its ids cut from the union of the search's statements, each read no
- * further than the page's end (`searchedIds`, P209), planned for its values on every call (P202). On plain
- * PostgreSQL its rows are written by `product_page_rows` (migration 0028, P212), whose statement each session
- * parses once and keeps one generic plan of; on Citus (`distributed`) by `presentedPage` in the statement itself,
- * which is routed whole to the client's worker, where a function reading tables would nest a distributed query in
- * a shard's query.
+ * The statement of a page whose only filter is `query`, on plain PostgreSQL: `product_search_page` (migration 0029,
+ * P214), whose statements have one plan each whatever the text; the form of each way of matching (the trigram
+ * index looked up by a word, or the client's products walked in the page's order) is chosen here from the columns'
+ * statistics samples (`trigramLookup`). The statement calling it matches no pattern, so the connection prepares it
+ * (P149) and PostgreSQL parses and plans none of the search on a call.
+ */
+async function textSearchPage(db: Kysely<DB>, clientId: number, text: string, page: PageCut) {
+  const { direction, limit, offset } = page;
+  const reach = offset + limit + 1;
+  const [nameLookup, articleLookup] = await Promise.all([
+    trigramLookup(db, 'product.name', text, reach),
+    trigramLookup(db, 'product_model.article', text, reach),
+  ]);
+  return sql<ProductPageRow>`select id, "json" from product_search_page(${clientId}, ${text}, ${likeContains(text)},
+    ${nameLookup ?? null}, ${articleLookup ?? null}, ${direction === 'asc'},
+    ${page.afterId ?? FIRST_PAGE_AFTER_ID[direction]}, ${offset}, ${limit + 1})
+    order by id ${sql.raw(direction)}`;
+}
+
+/**
+ * The statement of a page with `query` and other filters, or on Citus: its ids cut from the union of the search's
+ * statements, each read no further than the page's end (`searchedIds`, P209), planned for its values on every call
+ * (P202). On plain PostgreSQL its rows are written by `product_page_rows` (migration 0028, P212), whose statement
+ * each session parses once and keeps one generic plan of; on Citus (`distributed`) by `presentedPage` in the
+ * statement itself, which is routed whole to the client's worker, where a function reading tables would nest a
+ * distributed query in a shard's query.
  */
 async function searchedPage(db: Kysely<DB>, criteria: ProductCriteria, page: PageCut, distributed: boolean) {
   const { direction, limit, offset } = page;
@@ -542,7 +568,9 @@ export const productFindRepository = {
     const statement =
       criteria.query === undefined
         ? presentedPage(criteria.clientId, filteredPageRows(db, criteria, page), direction)
-        : await searchedPage(db, criteria, page, distributed);
+        : !distributed && !filtersBesidesQuery(criteria)
+          ? await textSearchPage(db, criteria.clientId, criteria.query, page)
+          : await searchedPage(db, criteria, page, distributed);
     return (await statement.execute(db)).rows;
   },
   count: async (db: Kysely<DB>, criteria: ProductCriteria) => {
