@@ -250,6 +250,21 @@ describe('trigram indexes serve the query filters', () => {
     expect(Math.max(...found), plan).toBeLessThanOrEqual(101);
   });
 
+  it("product find: each way of matching reads the index or walks the client's rows, judged from the sample (P214)", async () => {
+    // Citus: the coordinator holds no statistics of a distributed table, and its searches keep the union (P214).
+    if (await t.runtime.database.distributed()) return;
+    const lookup = (text: string, reach: number) =>
+      trigramLookup(t.runtime.database.db, 'product.name', text, reach);
+    // Matched by no sampled name: the index, by the rarest word.
+    expect(await lookup(`product ${NEEDLE}`, 101)).toBe(`%${NEEDLE}%`);
+    // In every name: a page's 101 rows are the client's first 101 ...
+    expect(await lookup('product', 101)).toBeUndefined();
+    // ... unless the page lies deeper than the whole index is long.
+    expect(await lookup('product', 100_000)).toBe('%product%');
+    // No word pg_trgm can index: only a walk can find it.
+    expect(await lookup('x1', 101)).toBeUndefined();
+  });
+
   it('inbound find: name, external order id and tracking number', async () => {
     expectIndexes(
       await inboundFindPlan({ query: NEEDLE }),
