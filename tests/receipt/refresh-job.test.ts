@@ -52,10 +52,15 @@ describe.each(CASH_REGISTER_SERVICES)('refresh job with %s', (service) => {
     const account = await receiptAccount(context, service);
     const order = await createDocument(app(), account);
     await sandbox().fault({ mode: 'timeout', operations: ['register'], count: 1 });
-    // The job's resend (due after 0.2 s) overtakes the request, which waits for its answer until the time limit.
+    // The job's resend (due after 0.2 s) usually overtakes the request, which waits for its answer until the time
+    // limit; on a loaded machine the request may answer first, with the receipt CREATED and the timeout as its error.
     const created = await newReceipt(app(), account.writeToken, order.id);
-    expect(created.errorMessage).toBeNull();
+    if (created.errorMessage !== null) {
+      expect(created.status).toBe('CREATED');
+      expect(created.errorMessage).toMatch(/timeout/);
+    }
     const done = await storedUntil(app(), account.readToken, created.id, completed);
+    expect(done.errorMessage).toBeNull();
     expect(await sandbox().documents(created.id)).toMatchObject([
       { registrations: 2, fiscalisations: 1, id: done.externalReceiptId },
     ]);
