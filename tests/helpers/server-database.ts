@@ -84,8 +84,7 @@ export async function createServerDatabase(name: string): Promise<ServerDatabase
         citus.coordinator.host,
         citus.coordinator.port,
       ]);
-      for (const worker of citus.workers)
-        await client.query('select citus_add_node($1, $2)', [worker.host, worker.port]);
+      for (const worker of citus.workers) await addWorker(client, worker);
       await client.query(
         `alter database ${name} set citus.multi_task_query_log_level = ${client.escapeLiteral(citus.guard)}`,
       );
@@ -98,6 +97,27 @@ export async function createServerDatabase(name: string): Promise<ServerDatabase
       for (const worker of citus?.workers ?? []) await dropDatabase(urlOf(base, 'postgres', worker), name);
     },
   };
+}
+
+/** Citus's error when a node's part of a coordinated transaction failed (it carries no SQLSTATE of its own). */
+const NODE_TRANSACTION_FAILED = /^failure on connection marked as essential/;
+
+/**
+ * Registers `worker` in the database of `client`. `citus_add_node` syncs the metadata to the worker in a
+ * coordinated transaction; on a loaded cluster the worker's part of it can fail for a moment,
+ * so a failed registration, which changed nothing, is tried again a few times.
+ */
+async function addWorker(client: pg.Client, worker: Node): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await client.query('select citus_add_node($1, $2)', [worker.host, worker.port]);
+      return;
+    } catch (error) {
+      if (attempt === 3 || !(error instanceof Error) || !NODE_TRANSACTION_FAILED.test(error.message))
+        throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
 }
 
 /** SQLSTATE `object_in_use`: a session of the database did not end within the 5 s `with (force)` waits. */
