@@ -108,16 +108,11 @@ const NODE_TRANSACTION_FAILED = /^failure on connection marked as essential/;
  * so a failed registration, which changed nothing, is tried again a few times.
  */
 async function addWorker(client: pg.Client, worker: Node): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await client.query('select citus_add_node($1, $2)', [worker.host, worker.port]);
-      return;
-    } catch (error) {
-      if (attempt === 3 || !(error instanceof Error) || !NODE_TRANSACTION_FAILED.test(error.message))
-        throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  }
+  await tryAgain(
+    3,
+    (error) => error instanceof Error && NODE_TRANSACTION_FAILED.test(error.message),
+    () => client.query('select citus_add_node($1, $2)', [worker.host, worker.port]),
+  );
 }
 
 /** SQLSTATE `object_in_use`: a session of the database did not end within the 5 s `with (force)` waits. */
@@ -128,12 +123,25 @@ const OBJECT_IN_USE = '55006';
  * (on Citus, its maintenance daemon's) can outlast the server's 5 s wait, so the drop is tried again a few times.
  */
 async function dropDatabase(url: string, name: string): Promise<void> {
+  await tryAgain(
+    5,
+    (error) => (error as { code?: string }).code === OBJECT_IN_USE,
+    () => withSession(url, (client) => client.query(`drop database if exists ${name} with (force)`)),
+  );
+}
+
+/** Runs `work` up to `attempts` times, 1 s apart, while it fails with an error `transient` accepts; else rethrows. */
+async function tryAgain(
+  attempts: number,
+  transient: (error: unknown) => boolean,
+  work: () => Promise<unknown>,
+) {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await withSession(url, (client) => client.query(`drop database if exists ${name} with (force)`));
+      await work();
       return;
     } catch (error) {
-      if ((error as { code?: string }).code !== OBJECT_IN_USE || attempt === 5) throw error;
+      if (attempt === attempts || !transient(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }
