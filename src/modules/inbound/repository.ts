@@ -2,7 +2,8 @@
  * SQL of the inbound documents, their positions, history and receiving stock (spec §4.1, D5). Every query is
  * scoped by `client_id` (D1.1); callers pass a transaction for mutations, which keeps bulk changes all or nothing
  * (D5.4). Reads and locks of several documents look each id up by the primary key in one statement (`idRows`,
- * P193); changes of several documents run one primary-key statement per document (P196).
+ * P193); changes of several documents run one primary-key statement per document on the server, in one round
+ * trip (migration 0030, P196).
  */
 import {
   sql,
@@ -32,9 +33,6 @@ export interface HistoryEntry {
   changes: Record<string, unknown>;
   userId: number;
 }
-
-/** The distinct `ids` in ascending order: the order in which statements of one id each lock their rows. */
-const inIdOrder = (ids: readonly number[]) => [...new Set(ids)].sort((a, b) => a - b);
 
 function historyConditions(
   eb: ExpressionBuilder<DB, 'inbound_order_history'>,
@@ -194,10 +192,9 @@ export const orderRepository = {
 
   /**
    * Sets `status` on every listed document of `clientId` whose status differs and appends their STATUS history
-   * rows (D5.4, D5.9). A closed status stamps `close_date` and `close_user_id`. One statement per document, in id
-   * order: `id = $id` is an index condition on the whole primary key under any statistics, where an UPDATE of
-   * `id = any($ids)` or joined to the ids lets a plan that estimates the client at one row scan the client's rows
-   * (P196); the caller's transaction keeps the change all or nothing.
+   * rows (D5.4, D5.9). A closed status stamps `close_date` and `close_user_id`. The server runs one
+   * primary-key statement per document, in id order, in one round trip (`inbound_set_status`, migration 0030,
+   * P196); the caller's transaction keeps the change all or nothing.
    * @returns the changed documents' ids and organizations, by id
    */
   setStatus: async (
@@ -207,59 +204,21 @@ export const orderRepository = {
     status: string,
     closed: boolean,
     userId: number,
-  ): Promise<Array<{ id: number; organization_id: number }>> => {
-    const changed: Array<{ id: number; organization_id: number }> = [];
-    for (const id of inIdOrder(ids)) {
-      const result = await sql<{ id: number; organization_id: number }>`
-        with updated as (
-          update inbound_order o set
-            status = ${status},
-            version_id = o.version_id + 1,
-            modified_date = now(),
-            close_date = case when ${closed}::boolean then now() else o.close_date end,
-            close_user_id = case when ${closed}::boolean then ${userId}::int else o.close_user_id end
-          from (
-            select status as old_status from inbound_order
-            where client_id = ${clientId} and id = ${id} and status <> ${status}
-          ) t
-          where o.client_id = ${clientId} and o.id = ${id}
-          returning o.*, t.old_status
-        ), history as (
-          insert into inbound_order_history (client_id, order_id, organization_id, user_id, action, changes,
-            order_status, order_type, order_created_date, delivery_date, tracking_number, total_quantity,
-            total_price, version_id)
-          select client_id, id, organization_id, ${userId}, 'STATUS',
-            jsonb_build_object('status', jsonb_build_object('from', old_status, 'to', status)),
-            status, type, created_date, delivery_date, tracking_number, total_quantity, total_price, version_id
-          from updated
-        )
-        select id, organization_id from updated`.execute(db);
-      changed.push(...result.rows);
-    }
-    return changed;
-  },
+  ): Promise<Array<{ id: number; organization_id: number }>> =>
+    (
+      await sql<{ id: number; organization_id: number }>`select id, organization_id
+        from inbound_set_status(${clientId}, ${ids}::bigint[], ${status}, ${closed}, ${userId}::int)
+        order by id`.execute(db)
+    ).rows,
 
   /**
    * Records received stock for the listed `INCOME` documents that have none yet (D5.8): a `+quantity` ledger row
    * per position with quantity > 0 at the document's warehouse, `introduced_quantity` set to the quantity, state
-   * RECORDED. One statement per document, in id order, keyed by the primary key as `setStatus` (P196).
+   * RECORDED. One primary-key statement per document, in id order, in one round trip as `setStatus`
+   * (`inbound_record_income_stock`, migration 0030, P196).
    */
   recordIncomeStock: async (db: Kysely<DB>, clientId: number, ids: readonly number[]): Promise<void> => {
-    for (const id of inIdOrder(ids))
-      await sql`
-        with orders as (
-          update inbound_order set income_stock_state = 'RECORDED'
-          where client_id = ${clientId} and id = ${id} and type = 'INCOME' and income_stock_state = 'NONE'
-          returning id, organization_id, warehouse_id
-        ), positions as (
-          update inbound_order_product p set introduced_quantity = p.quantity
-          from orders o where p.client_id = ${clientId} and p.order_id = o.id
-          returning p.id, p.order_id, p.product_id, p.quantity, o.organization_id, o.warehouse_id
-        )
-        insert into stock_ledger (client_id, organization_id, warehouse_id, product_id, order_id,
-          order_product_id, quantity, reason)
-        select ${clientId}, organization_id, warehouse_id, product_id, order_id, id, quantity, 'INCOME_RECEIVED'
-        from positions where quantity > 0`.execute(db);
+    await sql`select inbound_record_income_stock(${clientId}, ${ids}::bigint[])`.execute(db);
   },
 
   /**
