@@ -274,6 +274,36 @@ describe('trigram indexes serve the query filters', () => {
     );
   });
 
+  it('inbound find: new documents wait in a 64 kB pending list, found and searched through the index (P215)', async () => {
+    const db = t.runtime.database.db;
+    const { rows: options } = await sql<{ name: string; options: string[] | null }>`
+      select relname as name, reloptions as options from pg_class
+      where relname in ('inbound_order_name_trgm_idx', 'inbound_order_external_trgm_idx',
+        'inbound_order_tracking_trgm_idx', 'product_name_trgm_idx')
+      order by relname`.execute(db);
+    expect(options).toEqual([
+      { name: 'inbound_order_external_trgm_idx', options: ['fastupdate=on', 'gin_pending_list_limit=64'] },
+      { name: 'inbound_order_name_trgm_idx', options: ['fastupdate=on', 'gin_pending_list_limit=64'] },
+      { name: 'inbound_order_tracking_trgm_idx', options: ['fastupdate=on', 'gin_pending_list_limit=64'] },
+      { name: 'product_name_trgm_idx', options: ['fastupdate=off'] },
+    ]);
+    // Written after the set-up's VACUUM: their trigrams are in the pending lists, not yet in the indexes.
+    await sql`
+      insert into inbound_order (client_id, organization_id, type, name, external_order_id, tracking_number)
+      select ${account.clientId}, ${account.organizationId}, 'INCOME', 'Pending ' || n, 'PEND-' || n, 'TRK-' || n
+      from generate_series(1, 20) as n`.execute(db);
+    for (const query of ['Pending 17', 'PEND-17', 'TRK-17']) {
+      const page = await findRepository.page(db, account.clientId, resolveFindCriteria({ query }));
+      expect(page.map((row) => row.name)).toEqual(['Pending 17']);
+    }
+    expectIndexes(
+      await inboundFindPlan({ query: NEEDLE }),
+      'inbound_order_name_trgm_idx',
+      'inbound_order_external_trgm_idx',
+      'inbound_order_tracking_trgm_idx',
+    );
+  });
+
   it("inbound find by position: the position's name, article or barcode, and its article alone", async () => {
     expectIndexes(
       await inboundFindPlan({ product: NEEDLE }),
