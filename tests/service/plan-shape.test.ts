@@ -13,6 +13,7 @@ import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import { createOwnDatabase, type OwnDatabase } from '../fixtures/webhook-kit.ts';
 import { testDatabaseUrl } from '../helpers/test-app.ts';
+import { nestedPlanNotices } from '../helpers/nested-plans.ts';
 import { TENANT_TABLES } from '../../src/db/tenant-tables.ts';
 import {
   orderRepository,
@@ -435,29 +436,18 @@ const FOREIGN_KEY_CHECK = /^SELECT 1 FROM ONLY /;
 
 /**
  * The plans `query` runs on its rows: its generic plan, or for a call of a function of ours the generic plans of the
- * statements the function runs, as PostgreSQL's `auto_explain` writes them (received as notices; `EXPLAIN` of a
- * call shows the call only). A call is executed, in a transaction rolled back; the session's settings
- * (`plan_cache_mode = force_generic_plan`, which PL/pgSQL's cached plans follow) apply to its statements.
+ * statements the function runs (`nestedPlanNotices`). A call is executed, in a transaction rolled back; the
+ * session's settings (`plan_cache_mode = force_generic_plan`, which PL/pgSQL's cached plans follow) apply to its
+ * statements.
  */
 async function plansOf(client: pg.PoolClient, query: CompiledQuery): Promise<PlanNode[]> {
   if (!CALLS_KEYED_FUNCTION.test(query.sql)) return [await genericPlan(client, query)];
-  const notices: string[] = [];
-  const collect = (notice: { message?: string }) => void notices.push(notice.message ?? '');
-  client.on('notice', collect);
+  await client.query('begin');
+  let notices: string[];
   try {
-    await client.query('begin');
-    await client.query(`load 'auto_explain'`);
-    for (const setting of [
-      'auto_explain.log_min_duration = 0',
-      'auto_explain.log_nested_statements = on',
-      'auto_explain.log_level = notice',
-      'auto_explain.log_format = json',
-    ])
-      await client.query(`set local ${setting}`);
-    await client.query(query.sql, query.parameters as unknown[]);
+    notices = await nestedPlanNotices(client, query, { format: 'json' });
   } finally {
     await client.query('rollback');
-    client.off('notice', collect);
   }
   const plans = notices
     .filter((notice) => notice.startsWith('duration:'))

@@ -22,6 +22,7 @@ import { resolveCampaignFilter } from '../../src/modules/campaign/filter.ts';
 import { tagRepository } from '../../src/modules/tag/repository.ts';
 import { keywordRepository } from '../../src/modules/keyword/repository.ts';
 import { useTestApp, type TestApp } from '../helpers/test-app.ts';
+import { nestedPlanNotices } from '../helpers/nested-plans.ts';
 import { createAccount, type TestAccount } from '../helpers/factories.ts';
 
 let t: TestApp;
@@ -128,30 +129,11 @@ async function plansOf(read: (db: Kysely<DB>) => Promise<unknown>, analyzed = fa
 const CALLS_SEARCH_FUNCTION = /\bproduct_search_page\(/;
 
 /**
- * The plans of the statements `statement` runs inside its functions, as PostgreSQL's `auto_explain` (shipped with
- * the server) writes them, received as notices: `EXPLAIN` of a function call shows the call only. Runs inside the
- * caller's transaction, whose settings it extends.
+ * The plans of the statements `statement` runs inside its functions, in text (`nestedPlanNotices`), inside the
+ * caller's transaction.
  */
 async function nestedPlans(client: PoolClient, statement: CompiledQuery, analyzed: boolean): Promise<string> {
-  const notices: string[] = [];
-  const collect = (notice: { message?: string }) => void notices.push(notice.message ?? '');
-  client.on('notice', collect);
-  try {
-    await client.query(`load 'auto_explain'`);
-    for (const setting of [
-      'auto_explain.log_min_duration = 0',
-      'auto_explain.log_nested_statements = on',
-      'auto_explain.log_level = notice',
-      `auto_explain.log_analyze = ${analyzed ? 'on' : 'off'}`,
-      'auto_explain.log_timing = off',
-    ])
-      await client.query(`set local ${setting}`);
-    await client.query(statement.sql, statement.parameters as unknown[]);
-    await client.query('set local auto_explain.log_min_duration = -1');
-  } finally {
-    client.off('notice', collect);
-  }
-  return notices.join('\n');
+  return (await nestedPlanNotices(client, statement, { format: 'text', analyzed })).join('\n');
 }
 
 /**
