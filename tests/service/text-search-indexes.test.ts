@@ -10,7 +10,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
-import type { PoolClient } from 'pg';
 import type { DB } from '../../src/db/schema.ts';
 import { productFindRepository } from '../../src/modules/catalog/repository.ts';
 import { trigramLookup } from '../../src/modules/catalog/search-words.repository.ts';
@@ -109,7 +108,8 @@ async function plansOf(read: (db: Kysely<DB>) => Promise<unknown>, analyzed = fa
     if (!analyzed) await client.query('set local enable_seqscan = off');
     for (const statement of statements) {
       if (CALLS_SEARCH_FUNCTION.test(statement.sql)) {
-        plans.push(await nestedPlans(client, statement, analyzed));
+        // The plans of the statements the function runs (`EXPLAIN` of a call shows the call only).
+        plans.push((await nestedPlanNotices(client, statement, { format: 'text', analyzed })).join('\n'));
         continue;
       }
       const result = await client.query<{ 'QUERY PLAN': string }>(
@@ -127,14 +127,6 @@ async function plansOf(read: (db: Kysely<DB>) => Promise<unknown>, analyzed = fa
 
 /** A statement whose search runs inside a PL/pgSQL function (`product_search_page`, P214). */
 const CALLS_SEARCH_FUNCTION = /\bproduct_search_page\(/;
-
-/**
- * The plans of the statements `statement` runs inside its functions, in text (`nestedPlanNotices`), inside the
- * caller's transaction.
- */
-async function nestedPlans(client: PoolClient, statement: CompiledQuery, analyzed: boolean): Promise<string> {
-  return (await nestedPlanNotices(client, statement, { format: 'text', analyzed })).join('\n');
-}
 
 /**
  * The plan a statement runs on its data: on Citus the plan of its one task (a router plan: `Task Count: 1`, the
