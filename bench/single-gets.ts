@@ -57,8 +57,8 @@ const POOL_SIZE = loadConfig({ DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZ
 const PRODUCT_LIMIT = 100;
 
 /**
- * The SQL statements the service runs for the uncached document GET (`orderRepository.findWithProducts` with a
- * page of positions) and for the model GET (`modelRepository.findCard`), one statement each, as steps: each a
+ * The SQL statements the service runs for the uncached document GET (`orderRepository.findAnswer` with a
+ * page of positions; the bench's service has no `PUBLIC_BASE_URL`) and for the model GET (`modelRepository.findCard`), one statement each, as steps: each a
  * list of statements run concurrently, the steps in order.
  */
 async function captureStatements(
@@ -81,7 +81,7 @@ async function captureStatements(
   };
   const { clientId } = context;
   try {
-    await orderRepository.findWithProducts(db, clientId, orderId, { limit: PRODUCT_LIMIT, offset: 0 });
+    await orderRepository.findAnswer(db, clientId, orderId, '', { limit: PRODUCT_LIMIT, offset: 0 });
     const documentRead = take();
     await modelRepository.findCard(db, clientId, modelId);
     const modelRead = take();

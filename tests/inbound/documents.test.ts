@@ -73,7 +73,7 @@ describe('create and read', () => {
     expectError(await other.call('GET', `/api/inbound/${order.id}?limit=2`), 404, 'error_not_found');
   });
 
-  it('answers GET with the bytes of JSON.stringify of the presented rows (positions rendered by PostgreSQL, P201)', async () => {
+  it('answers GET with the bytes of JSON.stringify of the presented rows (rendered by PostgreSQL, P201)', async () => {
     const names = [
       'quote " back \\ slash',
       'controls \n\t\r\b\f \u0001\u001f \u007f',
@@ -89,11 +89,23 @@ describe('create and read', () => {
       await sql`update inbound_order_product set price = ${prices[index]}, created_date = ${times[index]},
         last_update_date = ${times[(index + 1) % 3]}, article = null, barcode = ${`"${index}"`}
         where client_id = ${c.account.clientId} and id = ${position.id}`.execute(db);
+    // the document's own fields: text to escape, every optional field set, times with microseconds
+    await sql`update inbound_order set name = ${names[1]}, comment = ${names[2]}, marking_type = 'CIS',
+        box_type = 'BOX', service_warehouse_id = '"w"', external_order_id = 'EXT\\1', invoice_number = 12,
+        tracking_number = 'TRK', supply_id = 9007199254740991, supplier_id = 3, income_id = 4, close_user_id = 5,
+        created_user = 'robot', express = true, update_in_service = true, warehouse_id = 7, stock_warehouse_id = 8,
+        created_date = ${times[0]}, delivery_date = ${times[1]}, close_date = ${times[2]},
+        created = ${times[1]}, modified_date = ${times[0]}, total_price = ${prices[0]}
+      where client_id = ${c.account.clientId} and id = ${order.id}`.execute(db);
     const stored = await orderRepository.find(db, c.account.clientId, order.id);
     const rows = await productRepository.listByOrder(db, c.account.clientId, order.id);
     const expected = JSON.stringify(presentOrder(stored!, rows, t.runtime.config.publicBaseUrl));
     expect((await c.call('GET', `/api/inbound/${order.id}?limit=10`)).raw).toBe(expected);
     expect((await c.call('GET', `/api/inbound/${order.id}`)).raw).toBe(expected);
+    for (const baseUrl of ['https://api.example.com/so "1"', 'http://[::1]:8080'])
+      expect((await orderRepository.findAnswer(db, c.account.clientId, order.id, baseUrl))?.json).toBe(
+        JSON.stringify(presentOrder(stored!, rows, baseUrl)),
+      );
     const empty = await c.create();
     const bare = await orderRepository.find(db, c.account.clientId, empty.id);
     expect((await c.call('GET', `/api/inbound/${empty.id}`)).raw).toBe(

@@ -195,9 +195,9 @@ async function captureStatements(clientId: number): Promise<void> {
         current = '';
       };
       await step('inbound lock', () => orderRepository.lock(trx, clientId, order));
-      await step('inbound GET', () => orderRepository.findWithProducts(trx, clientId, order));
+      await step('inbound GET', () => orderRepository.findAnswer(trx, clientId, order, ''));
       await step('inbound GET, a page of positions', () =>
-        orderRepository.findWithProducts(trx, clientId, order, { limit: 100, offset: 0 }),
+        orderRepository.findAnswer(trx, clientId, order, '', { limit: 100, offset: 0 }),
       );
       await step('inbound lockMany', () => orderRepository.lockMany(trx, clientId, some));
       await step('inbound findMany', () => orderRepository.findMany(trx, clientId, some));

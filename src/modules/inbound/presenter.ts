@@ -97,18 +97,6 @@ export function presentOrder(row: OrderRow, products: OrderProductRow[] | undefi
   };
 }
 
-/**
- * The JSON text of `presentOrder(row, products, baseUrl)` with its positions given as the text of their JSON array
- * (`productsJson`, rendered by PostgreSQL, P201): the document's own fields are serialized here and the array is
- * placed before `_links`, the last key, so the bytes equal `JSON.stringify` of the presented document.
- */
-export function serializeOrder(row: OrderRow, productsJson: string, baseUrl: string): string {
-  const json = JSON.stringify(presentOrder(row, undefined, baseUrl));
-  // `,"_links":` with bare quotes occurs once: quotes inside string values are escaped
-  const links = json.lastIndexOf(',"_links":');
-  return `${json.slice(0, links)},"products":${productsJson}${json.slice(links)}`;
-}
-
 /** A cargo place with its items (reference OrderPackage / OrderPackageItem). */
 export function presentPackage(row: OrderPackageRow, items: OrderPackageItemRow[]): OrderPackage {
   return {

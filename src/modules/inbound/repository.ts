@@ -60,6 +60,25 @@ const presentedPositions = (from: RawBuilder<unknown>) => sql`
     ${isoText(sql`p.created_date`)} as "createdDate", ${isoText(sql`p.last_update_date`)} as "lastUpdateDate"
   from ${from}`;
 
+/**
+ * The document `o` as one row whose `row_to_json` is `presentOrder`'s object without `products` and `_links`
+ * (P201): the same keys in the same order, `totalPrice` as `float8` and times as `toISOString` writes them, as
+ * `presentedPositions` does.
+ */
+const presentedOrder = sql`
+  select o.id, o.version_id as "versionId", o.client_id as "clientId", o.organization_id as "organizationId",
+    o.type, o.status, o.marking_status as "markingStatus", o.marking_type as "markingType",
+    o.box_type as "boxType", o.service, o.name, o.comment, o.warehouse_id as "warehouseId",
+    o.stock_warehouse_id as "stockWarehouseId", o.service_warehouse_id as "serviceWarehouseId",
+    o.external_order_id as "externalOrderId", o.invoice_number as "invoiceNumber",
+    o.tracking_number as "trackingNumber", o.supply_id as "supplyId", o.supplier_id as "supplierId",
+    o.income_id as "incomeId", o.user_id as "userId", o.close_user_id as "closeUserId",
+    o.created_user as "createdUser", o.express, o.update_in_service as "updateInService",
+    ${isoText(sql`o.created_date`)} as "createdDate", ${isoText(sql`o.created`)} as created,
+    ${isoText(sql`o.delivery_date`)} as "deliveryDate", ${isoText(sql`o.close_date`)} as "closeDate",
+    ${isoText(sql`o.modified_date`)} as "modifiedDate", o.deleted, o.total_quantity as "totalQuantity",
+    o.total_price::float8 as "totalPrice"`;
+
 /** Documents. */
 export const orderRepository = {
   /** The document of `clientId` locked for the rest of the transaction; undefined when missing or foreign. */
@@ -163,31 +182,35 @@ export const orderRepository = {
       .executeTakeFirstOrThrow(),
 
   /**
-   * The document of `clientId` with all its positions, or with one page of them by position id, read in one
-   * statement (one snapshot, one round trip: the read path of `GET /api/inbound/{orderId}`, paged or not).
-   * The positions come as the text of their JSON array in the API's shape, rendered by PostgreSQL byte for byte
-   * as `JSON.stringify` of `presentProduct` would (P201).
+   * The answer of `GET /api/inbound/{orderId}` for the document of `clientId` with all its positions, or with one
+   * page of them by position id, written by PostgreSQL as the JSON text `JSON.stringify(presentOrder(…))` gives,
+   * byte for byte (P201), and its `versionId` (for the entity tag); read in one statement (one snapshot, one round
+   * trip). Undefined when the document is missing or foreign.
+   * @param baseUrl `PUBLIC_BASE_URL` for `_links` (empty = relative)
    */
-  findWithProducts: async (
+  findAnswer: async (
     db: Kysely<DB>,
     clientId: number,
     id: number,
+    baseUrl: string,
     page?: { limit: number; offset: number },
-  ): Promise<{ order: OrderRow; productsJson: string } | undefined> => {
+  ): Promise<{ versionId: number; json: string } | undefined> => {
     const positions =
       page === undefined
         ? sql`inbound_order_product p where p.client_id = ${clientId} and p.order_id = o.id`
         : sql`(select * from inbound_order_product where client_id = ${clientId} and order_id = o.id
                 order by id limit ${page.limit} offset ${page.offset}) p`;
-    const result = await sql<OrderRow & { products_json: string }>`
-      select o.*, (
-        select ${jsonArrayText(sql`row_to_json(x)`, sql`x.id`)} from (${presentedPositions(positions)}) x
-      ) as products_json
+    // The document's own keys, then `products`, then `_links`: presentOrder's order. The header's text loses its
+    // closing brace and the two last keys are appended as text, so the positions are never parsed as json again.
+    const result = await sql<{ version_id: number; json: string }>`
+      select o.version_id, left((select row_to_json(d) from (${presentedOrder}) d)::text, -1)
+        || ',"products":' || (
+          select ${jsonArrayText(sql`row_to_json(x)`, sql`x.id`)} from (${presentedPositions(positions)}) x
+        ) || ',"_links":{"self":{"href":' || to_json(${baseUrl}::text || '/api/inbound/' || o.id)::text || '}}}'
+        as json
       from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`.execute(db);
     const row = result.rows[0];
-    if (!row) return undefined;
-    const { products_json: productsJson, ...order } = row;
-    return { order, productsJson };
+    return row && { versionId: row.version_id, json: row.json };
   },
 
   /**

@@ -23,7 +23,6 @@ import {
   presentOrder,
   presentProduct,
   selfLink,
-  serializeOrder,
   type OrderProductRow,
   type OrderRow,
 } from './presenter.ts';
@@ -343,15 +342,12 @@ export class InboundService {
   ): Promise<{ body: Buffer; versionId: number }> {
     if (query.limit !== undefined || query.page !== undefined) {
       const limit = query.limit ?? 100;
-      const found = await orderRepository.findWithProducts(this.db, principal.clientId, id, {
+      const found = await orderRepository.findAnswer(this.db, principal.clientId, id, this.baseUrl, {
         limit,
         offset: ((query.page ?? 1) - 1) * limit,
       });
       if (!found) throw notFound('order', id);
-      return {
-        body: Buffer.from(serializeOrder(found.order, found.productsJson, this.baseUrl)),
-        versionId: found.order.version_id,
-      };
+      return { body: Buffer.from(found.json), versionId: found.versionId };
     }
     const cached = this.caches.documents.get(id, principal.clientId);
     // The cache serves only while the change listener is connected, so a hit is as fresh as the last
@@ -364,11 +360,11 @@ export class InboundService {
     )
       return { body: cached.body, versionId: cached.version };
     const readStartedAt = this.caches.documents.beginRead();
-    const found = await orderRepository.findWithProducts(this.db, principal.clientId, id);
+    const found = await orderRepository.findAnswer(this.db, principal.clientId, id, this.baseUrl);
     if (!found) throw notFound('order', id);
-    const body = Buffer.from(serializeOrder(found.order, found.productsJson, this.baseUrl));
-    this.caches.documents.store(id, id, principal.clientId, body, readStartedAt, found.order.version_id);
-    return { body, versionId: found.order.version_id };
+    const body = Buffer.from(found.json);
+    this.caches.documents.store(id, id, principal.clientId, body, readStartedAt, found.versionId);
+    return { body, versionId: found.versionId };
   }
 
   /**
