@@ -328,8 +328,9 @@ export class InboundService {
   }
 
   /**
-   * The serialized body of `GET /api/inbound/{orderId}` (with products, UTF-8 bytes) and the `versionId` it shows
-   * (for its entity tag, P133), from the cache when possible. Product paging (`limit`/`page`) bypasses the cache.
+   * The serialized body of `GET /api/inbound/{orderId}` (with products) and the `versionId` it shows (for its
+   * entity tag, P133), from the cache when possible: UTF-8 bytes when it is or may be cached, the JSON text when
+   * product paging (`limit`/`page`) bypasses the cache (the socket writes the text without a copy in between).
    * @param revalidate whether a cache hit must first be checked against the stored `versionId` (the request's
    *   `Cache-Control: no-cache`, P198)
    * @throws 404 `error_not_found` for a missing or foreign id (D2.5)
@@ -339,7 +340,7 @@ export class InboundService {
     id: number,
     query: OrderGetQuery,
     revalidate = false,
-  ): Promise<{ body: Buffer; versionId: number }> {
+  ): Promise<{ body: Buffer | string; versionId: number }> {
     if (query.limit !== undefined || query.page !== undefined) {
       const limit = query.limit ?? 100;
       const found = await orderRepository.findAnswer(this.db, principal.clientId, id, this.baseUrl, {
@@ -347,7 +348,7 @@ export class InboundService {
         offset: ((query.page ?? 1) - 1) * limit,
       });
       if (!found) throw notFound('order', id);
-      return { body: Buffer.from(found.json), versionId: found.versionId };
+      return { body: found.json, versionId: found.versionId };
     }
     const cached = this.caches.documents.get(id, principal.clientId);
     // The cache serves only while the change listener is connected, so a hit is as fresh as the last
