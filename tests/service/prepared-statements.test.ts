@@ -2,10 +2,12 @@
  * Prepared statements of the service's connections (src/db/prepared-statements.ts, P149): a parameterized text
  * is named on its second execution on a connection and answered the same; texts without values stay on the
  * simple protocol (several statements in one text still run), and so do texts that match a pattern (P202); a
- * connection keeps a bounded number.
+ * connection keeps a bounded number. A statement compiled once (src/db/compiled-once.ts, P216) puts each call's
+ * values in their places.
  */
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { compiledOnce } from '../../src/db/compiled-once.ts';
 import { createDatabase } from '../../src/db/database.ts';
 import { MAX_PREPARED_PER_CONNECTION } from '../../src/db/prepared-statements.ts';
 import { testDatabaseUrl } from '../helpers/test-app.ts';
@@ -30,6 +32,26 @@ describe('prepared statements', () => {
       expect(prepared).toHaveLength(value === 1 ? 0 : 1);
     }
     expect(answers).toEqual([2, 4, 6]);
+  });
+
+  it('runs a statement compiled once with the values of each call in their places, literals kept, one text', async () => {
+    const statement = compiledOnce(
+      (values: { first: number; second: string }) =>
+        sql<{ answer: string }>`select ${values.second}::text || ${'-'}::text || ${values.first}::int
+        || ${values.second}::text as answer /* compiled once */`,
+    );
+    const answers = [];
+    for (const [first, second] of [
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ] as const)
+      answers.push((await statement(db, { first, second }))[0]?.answer);
+    expect(answers).toEqual(['a-1a', 'b-2b', 'c-3c']);
+    expect((await preparedTexts()).filter((text) => text.includes('/* compiled once */'))).toHaveLength(1);
+    await db.transaction().execute(async (trx) => {
+      expect(await statement(trx, { first: 4, second: 'd' })).toEqual([{ answer: 'd-4d' }]);
+    });
   });
 
   it('leaves texts without values unnamed: several statements in one text still run', async () => {

@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { pageBounds } from '../../db/page-bounds.ts';
+import { compiledOnce } from '../../db/compiled-once.ts';
 import { idRows } from '../../db/id-rows.ts';
 import { isoText, jsonArrayText } from '../../db/json-text.ts';
 import { likeContains } from '../../db/like.ts';
@@ -90,6 +91,29 @@ export const dictionaryRepository = {
     ),
 };
 
+/** The statement of `findCard`, compiled once (P216). */
+const modelCard = compiledOnce(
+  (values: { clientId: number; id: number }) => sql<ModelRow & { views_json: string }>`
+    select m.*, (
+      select ${jsonArrayText(sql`row_to_json(v)`, sql`pv.position, pv.id`)}
+      from product_view pv
+      cross join lateral (
+        select pv.id, pv.model_id as "productModelId", pv.color, (
+          select ${jsonArrayText(sql`row_to_json(s)`, sql`p.position, p.id`)}
+          from product p
+          cross join lateral (
+            select p.id, p.model_id as "productModelId", p.view_id as "productViewId", p.name, p.size,
+              p.barcode, ${isoText(sql`p.created_date`)} as "createdDate",
+              ${isoText(sql`p.modified_date`)} as "modifiedDate"
+          ) s
+          where p.client_id = ${values.clientId} and p.view_id = pv.id and not p.deleted
+        )::json as sizes
+      ) v
+      where pv.client_id = ${values.clientId} and pv.model_id = m.id
+    ) as views_json
+    from product_model m where m.client_id = ${values.clientId} and m.id = ${values.id} and not m.deleted`,
+);
+
 /** Models with their views and products. */
 export const modelRepository = {
   insertModel: (db: Kysely<DB>, values: Insertable<ProductModelTable>) =>
@@ -118,26 +142,7 @@ export const modelRepository = {
     clientId: number,
     id: number,
   ): Promise<{ model: ModelRow; viewsJson: string } | undefined> => {
-    const result = await sql<ModelRow & { views_json: string }>`
-      select m.*, (
-        select ${jsonArrayText(sql`row_to_json(v)`, sql`pv.position, pv.id`)}
-        from product_view pv
-        cross join lateral (
-          select pv.id, pv.model_id as "productModelId", pv.color, (
-            select ${jsonArrayText(sql`row_to_json(s)`, sql`p.position, p.id`)}
-            from product p
-            cross join lateral (
-              select p.id, p.model_id as "productModelId", p.view_id as "productViewId", p.name, p.size,
-                p.barcode, ${isoText(sql`p.created_date`)} as "createdDate",
-                ${isoText(sql`p.modified_date`)} as "modifiedDate"
-            ) s
-            where p.client_id = ${clientId} and p.view_id = pv.id and not p.deleted
-          )::json as sizes
-        ) v
-        where pv.client_id = ${clientId} and pv.model_id = m.id
-      ) as views_json
-      from product_model m where m.client_id = ${clientId} and m.id = ${id} and not m.deleted`.execute(db);
-    const row = result.rows[0];
+    const [row] = await modelCard(db, { clientId, id });
     if (!row) return undefined;
     const { views_json: viewsJson, ...model } = row;
     return { model, viewsJson };

@@ -16,6 +16,7 @@ import {
   type Updateable,
 } from 'kysely';
 import type { DB, InboundOrderProductTable, InboundOrderTable } from '../../db/schema.ts';
+import { compiledOnce } from '../../db/compiled-once.ts';
 import { idRows } from '../../db/id-rows.ts';
 import { isoText, jsonArrayText } from '../../db/json-text.ts';
 import type { DateRange } from './find-filter.ts';
@@ -78,6 +79,40 @@ const presentedOrder = sql`
     ${isoText(sql`o.delivery_date`)} as "deliveryDate", ${isoText(sql`o.close_date`)} as "closeDate",
     ${isoText(sql`o.modified_date`)} as "modifiedDate", o.deleted, o.total_quantity as "totalQuantity",
     o.total_price::float8 as "totalPrice"`;
+
+/**
+ * The statement of a document's answer (`findAnswer`) over its positions `positions` (P201). The document's own
+ * keys, then `products`, then `_links`: presentOrder's order. The header's text loses its closing brace and the two
+ * last keys are appended as text, so the positions are never parsed as json again.
+ */
+const answerOfDocument = (
+  positions: RawBuilder<unknown>,
+  { clientId, id, baseUrl }: { clientId: number; id: number; baseUrl: string },
+) => sql<{ version_id: number; json: string }>`
+  select o.version_id, left((select row_to_json(d) from (${presentedOrder}) d)::text, -1)
+    || ',"products":' || (
+      select ${jsonArrayText(sql`row_to_json(x)`, sql`x.id`)} from (${presentedPositions(positions)}) x
+    ) || ',"_links":{"self":{"href":' || to_json(${baseUrl}::text || '/api/inbound/' || o.id)::text || '}}}'
+    as json
+  from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`;
+
+/** A document's answer with all its positions, compiled once (P216). */
+const documentAnswer = compiledOnce((values: { clientId: number; id: number; baseUrl: string }) =>
+  answerOfDocument(
+    sql`inbound_order_product p where p.client_id = ${values.clientId} and p.order_id = o.id`,
+    values,
+  ),
+);
+
+/** A document's answer with a page of its positions by position id, compiled once (P216). */
+const documentPageAnswer = compiledOnce(
+  (values: { clientId: number; id: number; baseUrl: string; limit: number; offset: number }) =>
+    answerOfDocument(
+      sql`(select * from inbound_order_product where client_id = ${values.clientId} and order_id = o.id
+             order by id limit ${values.limit} offset ${values.offset}) p`,
+      values,
+    ),
+);
 
 /** Documents. */
 export const orderRepository = {
@@ -195,21 +230,10 @@ export const orderRepository = {
     baseUrl: string,
     page?: { limit: number; offset: number },
   ): Promise<{ versionId: number; json: string } | undefined> => {
-    const positions =
+    const [row] =
       page === undefined
-        ? sql`inbound_order_product p where p.client_id = ${clientId} and p.order_id = o.id`
-        : sql`(select * from inbound_order_product where client_id = ${clientId} and order_id = o.id
-                order by id limit ${page.limit} offset ${page.offset}) p`;
-    // The document's own keys, then `products`, then `_links`: presentOrder's order. The header's text loses its
-    // closing brace and the two last keys are appended as text, so the positions are never parsed as json again.
-    const result = await sql<{ version_id: number; json: string }>`
-      select o.version_id, left((select row_to_json(d) from (${presentedOrder}) d)::text, -1)
-        || ',"products":' || (
-          select ${jsonArrayText(sql`row_to_json(x)`, sql`x.id`)} from (${presentedPositions(positions)}) x
-        ) || ',"_links":{"self":{"href":' || to_json(${baseUrl}::text || '/api/inbound/' || o.id)::text || '}}}'
-        as json
-      from inbound_order o where o.id = ${id} and o.client_id = ${clientId}`.execute(db);
-    const row = result.rows[0];
+        ? await documentAnswer(db, { clientId, id, baseUrl })
+        : await documentPageAnswer(db, { clientId, id, baseUrl, ...page });
     return row && { versionId: row.version_id, json: row.json };
   },
 

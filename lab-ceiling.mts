@@ -1,0 +1,15 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Kysely, PostgresDialect } from 'kysely';
+import { createDatabase } from './src/db/database.ts';
+import { orderRepository } from './src/modules/inbound/repository.ts';
+import { startDatabaseCeiling } from './bench/lib.ts';
+const url = readFileSync('/tmp/lab-dburl', 'utf8').trim();
+const database = createDatabase(url, 2);
+const captured: { text: string; values: unknown[] }[] = [];
+const db = new Kysely<never>({ dialect: new PostgresDialect({ pool: database.pool }), log: (e) => void captured.push({ text: e.query.sql, values: [...e.query.parameters] }) });
+await orderRepository.findAnswer(db as never, 1, 1, '', { limit: 100, offset: 0 });
+await db.destroy();
+const ceiling = await startDatabaseCeiling(url, 10, { '/api/inbound/1?limit=100': [captured] });
+writeFileSync('/tmp/dbceiling.json', JSON.stringify({ url: ceiling.url, pid: ceiling.child.pid }));
+console.log(ceiling.url, ceiling.child.pid);
+await new Promise(() => {});
