@@ -57,9 +57,9 @@ const POOL_SIZE = loadConfig({ DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZ
 const PRODUCT_LIMIT = 100;
 
 /**
- * The SQL statements the service runs for the uncached document GET (`orderRepository.findAnswer` with a
- * page of positions; the bench's service has no `PUBLIC_BASE_URL`) and for the model GET (`modelRepository.findCard`), one statement each, as steps: each a
- * list of statements run concurrently, the steps in order.
+ * The SQL statements the service runs for the uncached document GET (`orderRepository.findAnswer` with a page of
+ * positions; the bench's service has no `PUBLIC_BASE_URL`) and for the model GET (`modelRepository.findCard`), one
+ * statement each, as steps: each a list of statements run concurrently, the steps in order.
  */
 async function captureStatements(
   context: BenchContext,
