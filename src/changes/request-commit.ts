@@ -6,7 +6,10 @@
  * with the stored answer (`commit`) right before the bytes go out, or rolls it back (`rollback`).
  *
  * The request's `RequestCommit` is found through `AsyncLocalStorage` (`RequestCommit.current()`), so services keep
- * calling `changes.run` and need not know whether a request is idempotent. Within one request:
+ * calling `changes.run` and need not know whether a request is idempotent. On Node 20 a live `AsyncLocalStorage`
+ * keeps async hooks on for the whole process, which doubles the cost of every promise and tick of every request; so
+ * the storage is live only while an entered request commit is open, and is disabled when the last one closes (P217).
+ * Within one request:
  * - the first change opens the transaction; its guard runs first in it (locks the request's idempotency key);
  * - a later change joins that transaction behind a savepoint: it commits with the answer too, and its failure rolls
  *   back only its own work, as if it had been a transaction of its own;
@@ -40,6 +43,8 @@ export interface DeferredRunOptions<T> {
 
 const SAVEPOINT = 'request_change';
 const requests = new AsyncLocalStorage<RequestCommit>();
+/** Entered request commits not yet closed; the storage is disabled when it falls to 0 (P217). */
+let openEntered = 0;
 
 /** The deferred commit of one request's changes. */
 export class RequestCommit {
@@ -48,6 +53,7 @@ export class RequestCommit {
   private started = false;
   private early: boolean;
   private closed = false;
+  private entered = false;
   /** What an interrupted earlier attempt of this request committed early (its checkpoint, JSON), if any. */
   readonly checkpoint: unknown;
 
@@ -70,8 +76,15 @@ export class RequestCommit {
     return current && !current.closed ? current : undefined;
   }
 
-  /** Runs `callback` (the rest of the request's handling) with this as the current request commit. */
+  /**
+   * Runs `callback` (the rest of the request's handling) with this as the current request commit, until `commit` or
+   * `rollback` closes it. Entered once per request.
+   */
   enter<R>(callback: () => R): R {
+    if (!this.entered && !this.closed) {
+      this.entered = true;
+      openEntered += 1;
+    }
     return requests.run(this, callback);
   }
 
@@ -120,7 +133,7 @@ export class RequestCommit {
    * @throws when `final` or the commit fails; everything is rolled back then
    */
   async commit(final: TransactionStep): Promise<void> {
-    this.closed = true;
+    this.close();
     const trx = this.open;
     this.open = undefined;
     if (trx) await this.commitOrRollback(trx, final);
@@ -128,11 +141,20 @@ export class RequestCommit {
 
   /** Rolls back the pending changes, if any; the request takes no more changes. */
   async rollback(): Promise<void> {
-    this.closed = true;
+    this.close();
     const trx = this.open;
     this.open = undefined;
     this.afterCommitSteps.length = 0;
     await trx?.rollback().execute();
+  }
+
+  /** Takes no more changes; the last open entered commit to close turns the storage (and async hooks) off. */
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.entered) return;
+    openEntered -= 1;
+    if (openEntered === 0) requests.disable();
   }
 
   private async first<T>(db: Kysely<DB>, perform: (trx: Transaction<DB>) => Promise<T>): Promise<T> {

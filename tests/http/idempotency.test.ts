@@ -6,6 +6,7 @@
  * The claim lease is 1 s here (IDEMPOTENCY_LOCK_SECONDS) so a repeat of an interrupted request can take over
  * quickly; a request that holds a transaction keeps its key locked however long it runs.
  */
+import { executionAsyncId } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
@@ -25,6 +26,7 @@ import { idempotencyFixture, type IdempotencyFixture } from '../fixtures/idempot
 import { waitFor } from '../fixtures/webhook-kit.ts';
 import { openBlockingTransaction, waitUntilBlockedBy } from '../helpers/blocking-transaction.ts';
 import { idempotencyPurgeJob } from '../../src/http/idempotency-purge.ts';
+import { RequestCommit } from '../../src/changes/request-commit.ts';
 
 let t: TestApp;
 let account: TestAccount;
@@ -532,6 +534,45 @@ describe('expiry and purge', () => {
     expect(schedules).toContainEqual(
       expect.objectContaining({ name: 'idempotency-purge', cron: '*/10 * * * *', timezone: 'UTC' }),
     );
+  });
+});
+
+describe('the storage that finds a request commit (P217)', () => {
+  const guard = { begin: async () => undefined, beforeEarlyCommit: async () => undefined };
+  /** Node gives a promise's continuation an async id only while async hooks are on. */
+  const asyncHooksOn = async () => (await Promise.resolve().then(() => executionAsyncId())) !== 0;
+
+  it('is off, and async hooks with it, once a keyed request is answered', async () => {
+    expect(await asyncHooksOn()).toBe(false);
+    const payload = { organizationId: account.organizationId, type: 'INCOME', name: `Hooks ${randomUUID()}` };
+    const answer = await call('POST', '/api/inbound/', { key: newKey(), payload });
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(await asyncHooksOn()).toBe(false);
+  });
+
+  it('keeps each open request commit found by its own continuations while another closes', async () => {
+    const first = new RequestCommit(guard);
+    const second = new RequestCommit(guard);
+    const seen: Array<RequestCommit | undefined> = [];
+    let closeFirst!: () => void;
+    const firstClosed = new Promise<void>((resolve) => (closeFirst = resolve));
+    const firstRun = first.enter(async () => {
+      await sleep(1);
+      seen.push(RequestCommit.current());
+      await first.rollback();
+      closeFirst();
+    });
+    const secondRun = second.enter(async () => {
+      await firstClosed;
+      await sleep(1);
+      seen.push(RequestCommit.current());
+      expect(await asyncHooksOn()).toBe(true);
+      await second.rollback();
+      seen.push(RequestCommit.current());
+    });
+    await Promise.all([firstRun, secondRun]);
+    expect(seen).toEqual([first, second, undefined]);
+    expect(await asyncHooksOn()).toBe(false);
   });
 });
 
