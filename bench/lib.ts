@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { SERVICE_NODE_OPTIONS } from '../src/node-options.ts';
 
 /** Root folder of the repository. */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -119,8 +120,8 @@ export const BENCH_RATE_LIMIT_MAX = '1000000000';
  * Starts `bin/seller-ops.js serve` on the embedded PostgreSQL in `dataDir` (no DATABASE_URL) with request
  * logs off (`LOG_LEVEL=warn`) and a rate limit no load reaches, and waits for `GET /ready`. `extraEnv` adds or
  * overrides settings (e.g. `DATABASE_URL` of a running service's database, to start a second process on it).
- * Node flags for the service come from `BENCH_SERVICE_NODE_FLAGS` (space-separated, e.g. `--cpu-prof
- * --cpu-prof-dir=/tmp/prof`).
+ * Node runs it with the service's options, as `npm start` does (P218), then the flags of `BENCH_SERVICE_NODE_FLAGS`
+ * (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; a V8 flag given again there wins).
  * @returns the process and the milliseconds from spawn to the first 200 of `/ready`
  * @throws when the process exits first or is not ready within 120 s
  */
@@ -144,7 +145,13 @@ export async function startService(
   Object.assign(env, extraEnv);
   const started = performance.now();
   const nodeFlags = process.env.BENCH_SERVICE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeFlags, path.join(repoRoot, 'bin/seller-ops.js'), 'serve'], {
+  const serviceArgs = [
+    ...SERVICE_NODE_OPTIONS,
+    ...nodeFlags,
+    path.join(repoRoot, 'bin/seller-ops.js'),
+    'serve',
+  ];
+  const child = spawn(process.execPath, serviceArgs, {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

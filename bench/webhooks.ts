@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { createDatabase } from '../src/db/database.ts';
+import { SERVICE_NODE_OPTIONS } from '../src/node-options.ts';
 import {
   callApi,
   check,
@@ -98,19 +99,23 @@ export async function benchWebhooks(context: BenchContext): Promise<BenchPartRes
 
   const port = await freePort();
   const serviceUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/seller-ops.js'), 'serve'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl.toString(),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      SEED_DEMO: 'false',
-      ADMIN_TOKEN,
-      WEBHOOK_ALLOW_PRIVATE: 'true',
+  const child = spawn(
+    process.execPath,
+    [...SERVICE_NODE_OPTIONS, path.join(repoRoot, 'bin/seller-ops.js'), 'serve'],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl.toString(),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        SEED_DEMO: 'false',
+        ADMIN_TOKEN,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      },
+      stdio: 'ignore',
     },
-    stdio: 'ignore',
-  });
+  );
   try {
     for (let tries = 0; ; tries++) {
       const ready = await fetch(`${serviceUrl}/ready`).then(

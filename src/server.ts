@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp } from './app.ts';
+import { missingServiceNodeOptions } from './node-options.ts';
 import { createGroups, startGroupWorkers } from './modules/index.ts';
 import { loadDictionary, sampleDictionary } from './modules/catalog/dictionary.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
@@ -196,15 +197,22 @@ function printDemoCredentials(
 const START_UP_GARBAGE_DELAY_MS = 5_000;
 
 /**
+ * How many full collections end start-up (P200): V8 flushes the bytecode of a function not run for more collections
+ * than `--bytecode-old-age` (5 by default), so the eighth drops what only start-up ran.
+ */
+const START_UP_COLLECTIONS = 8;
+
+/**
  * Collects the garbage start-up leaves (parsed bundle chunks, route schemas compiled into validators, the
- * migration check, the young generation grown meanwhile) with one full garbage collection, so an idle service
- * holds what it uses (decision P200): V8's own memory reducer does the same only 25–45 s later. `expose-gc`
- * reaches V8's `gc` without a command-line flag. A failure is logged as a warning and leaves the heap to V8.
+ * migration check, the bytecode of what only start-up ran) with `START_UP_COLLECTIONS` full garbage collections in
+ * a row, so an idle service holds what it uses (decision P200): V8's own memory reducer does part of it only 25–45 s
+ * later. `expose-gc` reaches V8's `gc` without a command-line flag. A failure is logged as a warning and leaves the
+ * heap to V8.
  */
 async function collectStartUpGarbage(log: FastifyBaseLogger): Promise<void> {
   try {
     const { default: collectGarbage } = await import('expose-gc/function.js');
-    collectGarbage();
+    for (let collection = 0; collection < START_UP_COLLECTIONS; collection++) collectGarbage();
   } catch (error) {
     log.warn({ err: error }, 'start-up garbage collection failed');
   }
@@ -214,6 +222,13 @@ async function collectStartUpGarbage(log: FastifyBaseLogger): Promise<void> {
 export async function runUntilSignalled(config: Config, options: ServiceOptions = {}): Promise<void> {
   const service = await startService(config, options);
   service.app.log.info({ url: service.url }, 'seller-ops listening');
+  const missingOptions = missingServiceNodeOptions();
+  if (missingOptions.length > 0)
+    service.app.log.warn(
+      { missingOptions },
+      'Node was started without the service options (npm start passes them): after a quiet spell V8 collects a busy ' +
+        "service's young objects several times as often (decision P218)",
+    );
   setTimeout(() => void collectStartUpGarbage(service.app.log), START_UP_GARBAGE_DELAY_MS).unref();
   const shutdown = (signal: string) => {
     service.app.log.info({ signal }, 'shutting down');

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import { TEST_SECRET_KEY } from './test-app.ts';
+import { SERVICE_NODE_OPTIONS } from '../../src/node-options.ts';
 
 const binPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/seller-ops.js');
 const examplesPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
@@ -52,14 +53,17 @@ export async function freePort(): Promise<number> {
 /**
  * Starts the service with `env` added to this process's environment (and the test operator key, so it opens
  * what test apps sealed); does not wait for readiness.
- * @param args the node arguments that run the service (default `bin/seller-ops.js serve`)
+ * @param args the arguments that run the service (default: as `npm start` runs it, the service's Node options
+ *   (P218), `bin/seller-ops.js serve`)
+ * @param command the program run with `args` (default this Node)
  */
 export async function spawnService(
   env: Record<string, string>,
-  args: string[] = [binPath, 'serve'],
+  args: string[] = [...SERVICE_NODE_OPTIONS, binPath, 'serve'],
+  command = process.execPath,
 ): Promise<ServiceProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command, args, {
     env: {
       ...process.env,
       HOST: '127.0.0.1',

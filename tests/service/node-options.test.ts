@@ -1,0 +1,42 @@
+/**
+ * The service's Node options (P218): `npm start` and `bin/seller-ops.js` run as a program pass them to Node, and
+ * `serve` started without them says so in its log.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../helpers/test-app.ts';
+import { spawnService, stopService, waitUntilReady } from '../helpers/service-process.ts';
+import { SERVICE_NODE_OPTIONS } from '../../src/node-options.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const bin = path.join(root, 'bin/seller-ops.js');
+const warning = 'started without the service';
+const env = { DATABASE_URL: testDatabaseUrl(), SEED_DEMO: 'false', WEBHOOK_WORKERS: '0' };
+
+/** Starts `serve` with `command` and `args`, waits until it is ready, stops it and returns what it wrote. */
+async function serveOutput(args: string[], command?: string): Promise<string> {
+  const service = await spawnService(env, args, command);
+  try {
+    await waitUntilReady(service);
+  } finally {
+    await stopService(service);
+  }
+  return service.output();
+}
+
+describe("the service's Node options (P218)", () => {
+  it('are on the command lines of npm start and of bin/seller-ops.js', async () => {
+    const options = SERVICE_NODE_OPTIONS.join(' ');
+    const packageJson = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(packageJson.scripts.start).toBe(`node ${options} bin/seller-ops.js serve`);
+    expect((await readFile(bin, 'utf8')).split('\n')[0]).toBe(`#!/usr/bin/env -S node ${options}`);
+  });
+
+  it('reach the service run as a program; without them serve warns', async () => {
+    expect(await serveOutput(['serve'], bin)).not.toContain(warning);
+    expect(await serveOutput([bin, 'serve'])).toContain(warning);
+  }, 120_000);
+});
