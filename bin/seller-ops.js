@@ -1,7 +1,7 @@
-#!/usr/bin/env -S node --min-semi-space-size=16
+#!/usr/bin/env node
 // Entry point of the `seller-ops` command: runs the CLI from its bundle, rebuilt from src/ when older (P188,
-// scripts/bundle.js), or from the TypeScript source through tsx's loader when the bundle cannot be built. The first
-// line passes Node the service's options (P218, src/node-options.ts) when the file runs as a program.
+// scripts/bundle.js), or from the TypeScript source through tsx's loader when the bundle cannot be built. The
+// service's Node options (P218, src/node-options.ts) are given on the command line that runs it (`npm start`).
 import { currentBundle } from '../scripts/bundle.js';
 
 const bundle = currentBundle();

@@ -5,9 +5,9 @@
  * to. Without it V8 shrinks the young generation whenever little is allocated for a while (an idle minute, a
  * database-bound phase) and grows it back only as objects survive collections, which the short-lived objects of a
  * cached answer seldom do: the service then collects five to ten times as often. V8 reads the option only when it
- * sets the heap up and Node refuses it in `NODE_OPTIONS`, so it goes on the command line: `npm start`, the first
- * line of `bin/seller-ops.js` (run as a program, as an installed `seller-ops` is) and the benches and tests that
- * start the service pass it; `serve` started without it logs a warning.
+ * sets the heap up and Node refuses it in `NODE_OPTIONS`, so it goes on the command line: `npm start` and the
+ * benches and tests that start the service pass it; `serve` started without it logs a warning. (Not in the first
+ * line of `bin/seller-ops.js`: `env -S`, which a shebang needs for an option, is missing from BusyBox's `env`.)
  */
 export const SERVICE_NODE_OPTIONS: readonly string[] = ['--min-semi-space-size=16'];
 

@@ -53,17 +53,15 @@ export async function freePort(): Promise<number> {
 /**
  * Starts the service with `env` added to this process's environment (and the test operator key, so it opens
  * what test apps sealed); does not wait for readiness.
- * @param args the arguments that run the service (default: as `npm start` runs it, the service's Node options
- *   (P218), `bin/seller-ops.js serve`)
- * @param command the program run with `args` (default this Node)
+ * @param args the node arguments that run the service (default: as `npm start` runs it, the service's Node
+ *   options (P218) and `bin/seller-ops.js serve`)
  */
 export async function spawnService(
   env: Record<string, string>,
   args: string[] = [...SERVICE_NODE_OPTIONS, binPath, 'serve'],
-  command = process.execPath,
 ): Promise<ServiceProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(command, args, {
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       HOST: '127.0.0.1',

@@ -37,7 +37,7 @@ function commandsOf(readme: string, from: string): string[] {
 /** A README command as this walk runs it; undefined for the service this test already started. */
 function adapt(command: string, writeToken: string): string | undefined {
   if (/^npm (ci && npm )?start\b/.test(command)) return undefined;
-  if (/^(node )?bin\/seller-ops\.js serve\b/.test(command)) return undefined;
+  if (/^node (--\S+ )*bin\/seller-ops\.js serve\b/.test(command)) return undefined;
   if (/^node bin\/seller-ops\.js sandbox\b/.test(command)) return 'node bin/seller-ops.js sandbox --help';
   // A restore refuses the running service's data directory: the walk checks that the command exists.
   if (/^node bin\/seller-ops\.js restore\b/.test(command)) return 'node bin/seller-ops.js restore --help';
