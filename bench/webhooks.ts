@@ -12,22 +12,17 @@
  * - Latency: documents created one at a time (`POST /api/inbound/`); each is timed from the start of its
  *   create call (before the commit, so an upper bound) to the receipt of its CREATE_ORDER.
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { createDatabase } from '../src/db/database.ts';
-import { SERVICE_NODE_OPTIONS } from '../src/node-options.ts';
 import {
   callApi,
   check,
   formatMs,
   formatNumber,
-  freePort,
   percentile,
-  repoRoot,
-  sleep,
+  startService,
   type BenchContext,
   type BenchPartResult,
 } from './lib.ts';
@@ -97,35 +92,14 @@ export async function benchWebhooks(context: BenchContext): Promise<BenchPartRes
   await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}/bench`;
 
-  const port = await freePort();
-  const serviceUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    [...SERVICE_NODE_OPTIONS, path.join(repoRoot, 'bin/seller-ops.js'), 'serve'],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl.toString(),
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        SEED_DEMO: 'false',
-        ADMIN_TOKEN,
-        WEBHOOK_ALLOW_PRIVATE: 'true',
-      },
-      stdio: 'ignore',
-    },
-  );
+  const { service } = await startService(context.dataDir, {
+    DATABASE_URL: databaseUrl.toString(),
+    SEED_DEMO: 'false',
+    ADMIN_TOKEN,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+  });
+  const serviceUrl = service.url;
   try {
-    for (let tries = 0; ; tries++) {
-      const ready = await fetch(`${serviceUrl}/ready`).then(
-        (response) => response.status === 200,
-        () => false,
-      );
-      if (ready) break;
-      if (tries > 600) throw new Error('webhook bench service not ready');
-      await sleep(50);
-    }
     const bearer = `Bearer ${ADMIN_TOKEN}`;
     const client = await callApi<{ id: number }>(serviceUrl, bearer, 'POST', '/admin/clients', {
       name: 'bench',
@@ -241,8 +215,7 @@ export async function benchWebhooks(context: BenchContext): Promise<BenchPartRes
       ],
     };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await service.stop();
     receiver.server.close();
     await sql.raw(`drop database if exists ${name} with (force)`).execute(admin.db);
     await admin.close();

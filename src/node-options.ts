@@ -11,7 +11,7 @@
  */
 export const SERVICE_NODE_OPTIONS: readonly string[] = ['--min-semi-space-size=16'];
 
-/** The service's options (P218) missing from `execArgv` (this process's Node options by default). */
-export function missingServiceNodeOptions(execArgv: readonly string[] = process.execArgv): string[] {
-  return SERVICE_NODE_OPTIONS.filter((option) => !execArgv.includes(option));
+/** The service's options (P218) this process's Node was started without. */
+export function missingServiceNodeOptions(): string[] {
+  return SERVICE_NODE_OPTIONS.filter((option) => !process.execArgv.includes(option));
 }
