@@ -220,29 +220,31 @@ export class TokenAuthenticator {
 /**
  * Authenticates every route `scope` registers from now on: each gets an `onRequest` hook, first of its own, that
  * answers 401 `auth_required` without a live token (D2.2) and 400 `error_access_denied` when a READ token calls a
- * write operation (D2.3). A route's access is its `config.access`, else `read` for GET and `write` for every
- * other method; it is settled when the route is added, so no request reads its route's options.
+ * write operation (D2.3). A route's access is its `config.access`, else `read` for GET and HEAD (a GET without
+ * its body) and `write` for every other method; it is settled when the route is added, so no request reads its
+ * route's options.
  */
 export function installAuthentication(scope: FastifyInstance, authenticator: TokenAuthenticator): void {
   scope.addHook('onRoute', (route) => {
-    route.onRequest = [authenticationHook(authenticator, route.config?.access), ...hooksOf(route.onRequest)];
+    const access = route.config?.access ?? methodAccess(route.method);
+    route.onRequest = [authenticationHook(authenticator, access), ...hooksOf(route.onRequest)];
   });
 }
 
-function authenticationHook(
-  authenticator: TokenAuthenticator,
-  access: Access | undefined,
-): onRequestHookHandler {
+/** `read` for a route of GET or HEAD only, `write` for one that takes any other method (D2.3). */
+function methodAccess(method: string | string[]): Access {
+  const methods = Array.isArray(method) ? method : [method];
+  return methods.every((name) => name === 'GET' || name === 'HEAD') ? 'read' : 'write';
+}
+
+function authenticationHook(authenticator: TokenAuthenticator, access: Access): onRequestHookHandler {
   const refusal = (
     request: FastifyRequest,
     authenticated: Authenticated | undefined,
   ): AppError | undefined => {
     if (!authenticated) return new AppError('auth_required');
     request.principal = authenticated.principal;
-    if (
-      (access ?? (request.method === 'GET' ? 'read' : 'write')) === 'write' &&
-      authenticated.principal.access !== 'WRITE'
-    )
+    if (access === 'write' && authenticated.principal.access !== 'WRITE')
       return new AppError('error_access_denied');
     return undefined;
   };

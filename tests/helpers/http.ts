@@ -8,7 +8,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
 /** A request; `query` values that are arrays become repeated parameters (D4.3). */
 export interface ApiRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   query?: Record<string, string | number | boolean | readonly (string | number)[]>;
   payload?: unknown;

@@ -256,6 +256,15 @@ describe('a READ token on a write operation: 400 error_access_denied, nothing ch
   }
 });
 
+it('a READ token may HEAD what it may GET (a GET without its body, D2.3)', async () => {
+  const target = await createTarget(owner, false);
+  for (const url of [`/api/inbound/${target.orderId}`, '/api/inbound/find']) {
+    const response = await send(t.app, owner.readToken, { method: 'HEAD', url });
+    expect(response.statusCode, url).toBe(200);
+    expect(response.body).toBe('');
+  }
+});
+
 describe('the same operations succeed for the owner with a WRITE token (the matrix requests are valid)', () => {
   for (const operation of OPERATIONS) {
     it(operation.name, async () => {
