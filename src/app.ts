@@ -29,6 +29,7 @@ import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
 import { installCompression } from './http/compression.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { installRateLimit } from './http/rate-limit.ts';
+import { validatorFactory } from './http/validators.ts';
 import { installLingeringClose } from './http/lingering-close.ts';
 import { installRequestMetrics } from './metrics/http.ts';
 import { ErrorResponse } from './http/schemas.ts';
@@ -77,6 +78,8 @@ export async function buildApp(
       void sendAppError(reply, validationError('url', `malformed URL: ${error.message}`), 'ru');
     },
     clientErrorHandler: clientErrorHandler(runtime.metrics),
+    // Query strings and paths are converted to their schemas' types, bodies are not (P219).
+    schemaController: { compilersFactory: { buildValidator: validatorFactory() } },
     ajv: {
       customOptions: {
         coerceTypes: 'array',

@@ -158,6 +158,42 @@ describe('unknown fields and parameters', () => {
   });
 });
 
+describe('a body is read with its own types, never converted (P219)', () => {
+  it('refuses null, a boolean, a string or an array where a number belongs, naming the field', async () => {
+    for (const quantity of [null, true, '5', [7]])
+      expectValidation(
+        await create({ ...base(), products: [{ ...productLine(), quantity }] }),
+        'products.0.quantity',
+      );
+    expectValidation(await create({ ...base(), organizationId: true }), 'organizationId');
+  });
+
+  it('refuses a missing body or a scalar where a list of ids belongs, changing nothing', async () => {
+    const order = await createOrder(t.app, account.writeToken, base());
+    const changeStatus = (payload?: unknown) =>
+      send(t.app, account.writeToken, {
+        method: 'POST',
+        url: '/api/inbound/status',
+        query: { status: 'COLLECTED' },
+        ...(payload === undefined ? {} : { payload }),
+      });
+    expectValidation(await changeStatus(), 'body');
+    expectValidation(await changeStatus(`${order.id}`), 'body');
+    expectValidation(await changeStatus(`"${order.id}"`), 'body');
+    const after = await send(t.app, account.readToken, { method: 'GET', url: `/api/inbound/${order.id}` });
+    expect(after.json()).toMatchObject({ status: 'CREATED', versionId: order.versionId });
+  });
+
+  it('still converts query parameters: one value of a repeated parameter is a list of one', async () => {
+    const response = await send(t.app, account.readToken, {
+      method: 'GET',
+      url: '/api/inbound/find',
+      query: { statuses: 'CREATED', limit: '1' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+  });
+});
+
 describe('media types, tokens and request ids', () => {
   it('reads a JSON body sent as text/plain', async () => {
     const response = await t.app.inject({
