@@ -62,6 +62,29 @@ describe('POST /api/webhook/', () => {
     expect(rows.every((row) => !('secret' in row))).toBe(true);
   });
 
+  it('accepts a subscription as GET lists it, ignoring its read-only fields (P32)', async () => {
+    const first = (await create(account.writeToken, body({ name: 'listed' }))).json<
+      Record<string, unknown>
+    >();
+    const listed = { ...first };
+    delete listed.secret;
+    const response = await create(account.writeToken, {
+      ...listed,
+      clientId: account.clientId + 1_000,
+      enabled: false,
+      disabledReason: 'sent back',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const copy = response.json<Record<string, unknown>>();
+    expect(copy.id).not.toBe(first.id);
+    expect(copy).toMatchObject({
+      name: 'listed',
+      clientId: account.clientId,
+      enabled: true,
+      disabledReason: null,
+    });
+  });
+
   it('validates name, types and organization', async () => {
     const cases: Array<[object, string]> = [
       [{ types: [] }, 'types'],

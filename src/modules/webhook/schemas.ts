@@ -6,15 +6,31 @@ import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
 import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../../events/outbox.ts';
 import { StringEnum } from '../../domain/enums.ts';
-import { DateTime as DateTimeSchema, Int64, Int64String, Nullable, PagingQuery } from '../../http/schemas.ts';
+import {
+  DateTime as DateTimeSchema,
+  Int64,
+  Int64String,
+  Nullable,
+  PagingQuery,
+  ReadOnlyFields,
+} from '../../http/schemas.ts';
 
 const DateTime = DateTimeSchema();
 
 /** An event kind of spec §6. */
 export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'Event kind' });
 
-/** Body of `POST /api/webhook/` (D9.1). `types` is checked by the service so the error names the field `types`. */
+/**
+ * Body of `POST /api/webhook/` (D9.1). `types` is checked by the service so the error names the field `types`.
+ * The read-only fields of a `Webhook` are accepted and ignored, so a subscription read with GET can be sent back (P32).
+ */
 export const WebhookCreateBody = Type.Object({
+  ...ReadOnlyFields({
+    id: Int64(),
+    clientId: Int64(),
+    enabled: Type.Boolean(),
+    disabledReason: Nullable(Type.String()),
+  }),
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Webhook name' }),
   url: Type.String({
     minLength: 1,
