@@ -62,6 +62,16 @@ function tighten(schema: unknown): void {
     tighten(node[key]);
 }
 
+/**
+ * A strict copy of a shared schema (`app.addSchema`) that a request part references with `Type.Ref`: the rules
+ * above reach a route's own schemas but not what they reference.
+ */
+export function strictSchema<T>(schema: T): T {
+  const copy = clone(schema);
+  tighten(copy);
+  return copy;
+}
+
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**

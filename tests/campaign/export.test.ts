@@ -311,8 +311,19 @@ describe('POST /api/campaign/stats/xlsx', () => {
       }),
       400,
       'error_validation',
-      { field: 'dateFrom' },
+      { field: 'filter.dateFrom' },
     );
+    for (const [filter, field] of [
+      [{ dateTo: 'soon' }, 'filter.dateTo'],
+      [{ status: 'FOO' }, 'filter.status'],
+      [{ bogus: 1 }, 'filter.bogus'],
+    ] as const)
+      expectError(
+        await post(account.writeToken, { service: 'SERVICE_01', organizationId, filter }),
+        400,
+        'error_validation',
+        { field },
+      );
     expectError(
       await post(account.writeToken, {
         service: 'SERVICE_01',

@@ -46,6 +46,7 @@ export class CampaignExportService {
           organizationId,
           service,
           analytics: true,
+          paid: true,
           organizationMissingCode: 'error_user_does_not_have_this_organization',
         }),
       );
@@ -53,10 +54,11 @@ export class CampaignExportService {
       filter: { ...filter, service: checked[0]!.service },
       organizationIds,
     };
-    const resolved = resolveCampaignFilter(properties.filter, {
-      clientId: principal.clientId,
-      organizationIds,
-    });
+    const resolved = resolveCampaignFilter(
+      properties.filter,
+      { clientId: principal.clientId, organizationIds },
+      'filter.',
+    );
     const days = `${resolved.days.from ?? '…'}..${resolved.days.to ?? '…'}`;
     return this.changes.run((trx) =>
       this.tasks.create(trx, principal, this.kind, {

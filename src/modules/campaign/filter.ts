@@ -147,10 +147,22 @@ const moscowDay = new Intl.DateTimeFormat('en-CA', {
 /** Moscow's offset from UTC in ms (UTC+3 all year since 2014). */
 const MOSCOW_OFFSET_MS = 3 * 3_600_000;
 
-/** Whether `YYYY-MM-DD` names a real calendar day. */
+/** The first instant of year 0001: PostgreSQL reads no date of year 0000 (its calendar has no year 0). */
+const FIRST_INSTANT_MS = Date.parse('0001-01-01T00:00:00Z');
+
+/** Whether `YYYY-MM-DD` names a real calendar day from 0001-01-01 on. */
 function isCalendarDay(value: string): boolean {
   const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
+  return date.getTime() >= FIRST_INSTANT_MS && date.toISOString().startsWith(value);
+}
+
+/** Whether an instant parsed from a filter value falls on a day of `isCalendarDay` (so not NaN either). */
+const isFromFirstDay = (instant: Date) => instant.getTime() >= FIRST_INSTANT_MS;
+
+/** The Moscow day of `instant` as `YYYY-MM-DD` (the year written with four digits, as Intl does not). */
+function moscowDayOf(instant: Date): string {
+  const parts = Object.fromEntries(moscowDay.formatToParts(instant).map((part) => [part.type, part.value]));
+  return `${String(parts.year).padStart(4, '0')}-${parts.month}-${parts.day}`;
 }
 
 /**
@@ -162,7 +174,7 @@ export function statisticsDay(field: string, value: string): string {
     if (isCalendarDay(value)) return value;
   } else if (DATE_TIME.test(value)) {
     const instant = new Date(value);
-    if (!Number.isNaN(instant.getTime())) return moscowDay.format(instant);
+    if (isFromFirstDay(instant)) return moscowDayOf(instant);
   }
   throw validationError(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time with an offset');
 }
@@ -182,7 +194,7 @@ function filterInstant(field: string, value: string): Date {
 }
 
 /** The statuses named by `status` (comma-separated) and `campaignStatus`, intersected; undefined = any. */
-function resolveStatuses(filter: CampaignFilter): CampaignStatus[] | undefined {
+function resolveStatuses(filter: CampaignFilter, path: string): CampaignStatus[] | undefined {
   let statuses: CampaignStatus[] | undefined;
   const text = filter.status?.trim();
   if (text) {
@@ -191,7 +203,10 @@ function resolveStatuses(filter: CampaignFilter): CampaignStatus[] | undefined {
     for (const part of text.split(',')) {
       const value = part.trim().toUpperCase();
       if (!allowed.includes(value))
-        throw validationError('status', `must be campaign status values: ${CAMPAIGN_STATUSES.join(', ')}`);
+        throw validationError(
+          `${path}status`,
+          `must be campaign status values: ${CAMPAIGN_STATUSES.join(', ')}`,
+        );
       statuses.push(value as CampaignStatus);
     }
   }
@@ -205,32 +220,35 @@ function resolveStatuses(filter: CampaignFilter): CampaignStatus[] | undefined {
 /**
  * Resolves a parsed filter (query set or body object) for the caller (spec §2, D4, P110–P111).
  * @param scope the caller's client and the organizations already checked to be the client's (at least one)
+ * @param path where the filter sits in the request, prefixed to the fields errors name (`filter.` in a body)
  * @throws 400 `error_validation` for a malformed date, an unknown `status` value, `dateFrom` after `dateTo`, or an
  *   offset beyond the paging bound
  */
 export function resolveCampaignFilter(
   filter: CampaignFilter,
   scope: { clientId: number; organizationIds: number[] },
+  path = '',
 ): ResolvedCampaignFilter {
   const limit = filter.limit ?? 100;
   const offset = filter.offset ?? ((filter.page ?? 1) - 1) * limit;
-  if (offset > MAX_PAGE * 500) throw validationError('offset', `must be at most ${MAX_PAGE * 500}`);
+  if (offset > MAX_PAGE * 500) throw validationError(`${path}offset`, `must be at most ${MAX_PAGE * 500}`);
   const days: DayRange = {
-    from: filter.dateFrom === undefined ? undefined : statisticsDay('dateFrom', filter.dateFrom),
-    to: filter.dateTo === undefined ? undefined : statisticsDay('dateTo', filter.dateTo),
+    from: filter.dateFrom === undefined ? undefined : statisticsDay(`${path}dateFrom`, filter.dateFrom),
+    to: filter.dateTo === undefined ? undefined : statisticsDay(`${path}dateTo`, filter.dateTo),
   };
   if (days.from !== undefined && days.to !== undefined && days.from > days.to)
-    throw validationError('dateFrom', 'must not be after dateTo');
+    throw validationError(`${path}dateFrom`, 'must not be after dateTo');
   const query = filter.query?.trim();
   return {
     clientId: scope.clientId,
     organizationIds: [...new Set(scope.organizationIds)],
     service: filter.service,
-    statuses: resolveStatuses(filter),
+    statuses: resolveStatuses(filter, path),
     typeCode: filter.type,
     query: query === '' ? undefined : query,
     productExternalId: filter.productExternalId,
-    startedFrom: filter.dateStart === undefined ? undefined : filterInstant('dateStart', filter.dateStart),
+    startedFrom:
+      filter.dateStart === undefined ? undefined : filterInstant(`${path}dateStart`, filter.dateStart),
     days,
     isStatCampaign: filter.isStatCampaign === true,
     sortBy: filter.sortBy,

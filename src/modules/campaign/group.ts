@@ -13,6 +13,7 @@ import { TmsTask } from '../task/schemas.ts';
 import { campaignImportKinds } from './import.task.ts';
 import { Market1Access } from './market1-access.ts';
 import { CampaignFilter } from './filter.ts';
+import { strictSchema } from '../../http/strict-input.ts';
 import { CampaignOperations } from './operations.service.ts';
 import { campaignOperationsRoutes } from './operations.routes.ts';
 import { exportRoutes } from './export.routes.ts';
@@ -41,7 +42,8 @@ export function createCampaignGroup(runtime: Runtime, tasks: TaskService): Resou
   const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.addSchema(TmsTask);
     app.addSchema(Campaign);
-    app.addSchema(CampaignFilter);
+    // The export's body references it: strict like the bodies themselves (P32).
+    app.addSchema(strictSchema(CampaignFilter));
     await app.register(campaignOperationsRoutes(operations));
     await app.register(statisticsRoutes(statistics));
     await app.register(exportRoutes(exports));

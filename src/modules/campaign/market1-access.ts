@@ -8,7 +8,8 @@
  * - `organizationId` missing → `error_no_organization`; an organization that does not exist or belongs to another
  *   client → `error_organization_not_found` (or `error_user_does_not_have_this_organization` where the spec names
  *   it: the statistics export);
- * - the client's subscription in the past → `error_subscription_expired` (D1.3);
+ * - the client's subscription in the past → `error_subscription_expired`, on the paid operations only: those the
+ *   spec lists with that code (campaign status, statistics export, campaign create, subjects lookup; D1.3);
  * - a SUPPORT user on analytics (statistics export, campaign import) → `error_analytics_access_denied` (D2.4);
  * - no prepared integration of the organization for Market1 → `error_prepared_integration_not_found`.
  */
@@ -32,6 +33,8 @@ export interface Market1AccessRequest {
   service: string | undefined;
   /** The operation is analytics (statistics export, campaign import): refused to SUPPORT users (D2.4). */
   analytics?: boolean;
+  /** The operation is paid (spec §7 lists it with `error_subscription_expired`): refused once the subscription ended. */
+  paid?: boolean;
   /** Code for an organization the client does not have (default `error_organization_not_found`). */
   organizationMissingCode?: ErrorCode;
   /** Code for a service other than Market1 (default `error_unsupported_service`). */
@@ -87,7 +90,7 @@ export class Market1Access {
     if (request.analytics && principal.role === 'SUPPORT')
       throw new AppError('error_analytics_access_denied');
     const subscriptionEnd = principal.subscriptionExpiresAt;
-    if (subscriptionEnd && subscriptionEnd.getTime() < Date.now())
+    if (request.paid && subscriptionEnd && subscriptionEnd.getTime() < Date.now())
       throw new AppError('error_subscription_expired');
     return { clientId: principal.clientId, organizationId, organizationName, service: MARKET1_SERVICE };
   }

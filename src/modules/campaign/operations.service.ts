@@ -203,6 +203,7 @@ export class CampaignOperations {
     const organization = await this.access.check(principal, {
       organizationId: query.organizationId,
       service: MARKET1_SERVICE,
+      paid: true,
     });
     const campaign = await campaignRepository.findOfClient(this.db, principal.clientId, query.campaignId);
     if (!campaign || campaign.organization_id !== organization.organizationId)
@@ -228,6 +229,7 @@ export class CampaignOperations {
       organizationId,
       service: body.service ?? MARKET1_SERVICE,
       unsupportedServiceCode: 'error_service_not_supported',
+      paid: true,
     });
     const request = createRequest(body);
     const market1 = await this.market1(organization);
@@ -246,6 +248,7 @@ export class CampaignOperations {
     const organization = await this.access.check(principal, {
       organizationId: query.organizationId,
       service: MARKET1_SERVICE,
+      paid: true,
     });
     const market1 = await this.market1(organization);
     const subjects = await onMarket1(() => market1.searchSubjects(query.query, query.limit));
