@@ -109,7 +109,7 @@ export async function buildApp(
     done(null, payload);
   });
   installJsonBodyParser(app);
-  installErrorHandlers(app, config.bodyLimitBytes);
+  installErrorHandlers(app, config.bodyLimitBytes, runtime.authenticator);
   app.addSchema(ErrorResponse);
   await installCompression(app);
 

@@ -9,6 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, validationError } from './errors.ts';
 import { renderMessage, type Lang } from './error-catalog.ts';
 import { isClientGone } from './client-disconnects.ts';
+import type { TokenAuthenticator } from './auth.ts';
 
 interface AjvError {
   instancePath: string;
@@ -82,8 +83,15 @@ export function sendAppError(reply: FastifyReply, error: AppError, lang: Lang): 
     });
 }
 
-/** Installs the error and not-found handlers on `app`. */
-export function installErrorHandlers(app: FastifyInstance, bodyLimitBytes: number): void {
+/**
+ * Installs the error and not-found handlers on `app`. An unknown route answers in the language of the token's user
+ * when the request carries a live token (`authenticator`), like every other answer (spec §7).
+ */
+export function installErrorHandlers(
+  app: FastifyInstance,
+  bodyLimitBytes: number,
+  authenticator: TokenAuthenticator,
+): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const lang: Lang = request.principal?.lang ?? 'ru';
     let appError = toAppError(error);
@@ -107,13 +115,15 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimitBytes: numbe
     }
     return sendAppError(reply, appError, lang);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendAppError(
+  app.setNotFoundHandler(async (request, reply) => {
+    // No route, so no authentication hook ran: the token only chooses the language here.
+    const authenticated = await authenticator.authenticateRequest(request);
+    return sendAppError(
       reply,
       new AppError('error_route_not_found', { method: request.method, url: request.url.split('?')[0] }),
-      'ru',
-    ),
-  );
+      authenticated?.principal.lang ?? 'ru',
+    );
+  });
 }
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;

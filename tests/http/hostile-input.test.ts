@@ -206,6 +206,19 @@ describe('media types, tokens and request ids', () => {
     expect(response.json()).toMatchObject({ name: 'sent as text/plain' });
   });
 
+  it('answers an unknown route in the language of the token’s user, Russian without a token', async () => {
+    const unknown = (token?: string) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/api/webhook/1?x=1',
+        headers: token === undefined ? {} : { authorization: token },
+      });
+    const english = expectError(await unknown(account.readToken), 404, 'error_route_not_found');
+    expect(english.localMessage).toBe('There is no operation PUT /api/webhook/1');
+    const russian = expectError(await unknown(), 404, 'error_route_not_found');
+    expect(russian.localMessage).toBe('Метод PUT /api/webhook/1 не существует');
+  });
+
   it('accepts the Bearer scheme in any case', async () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
       const response = await t.app.inject({
