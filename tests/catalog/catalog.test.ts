@@ -286,10 +286,16 @@ describe('GET /api/product/find', () => {
   it('pages lightweight rows in stable id order with filters; count only when asked', async () => {
     const owner = await createAccount(t.runtime);
     const model = await createModel(t.app, owner, ['navy', 'sand'], ['S', 'M', 'L']);
-    const find = (query: string) => call('GET', `/api/product/find?${query}`, undefined, owner.readToken);
+    const find = (query: string) =>
+      call('GET', `/api/product/find?ascending=true&${query}`, undefined, owner.readToken);
     const all = (await find('count=true')).json<{ rows: Array<{ id: number }>; total: number }>();
     expect(all.total).toBe(6);
     expect(all.rows.map((row) => row.id)).toEqual([...all.rows.map((row) => row.id)].sort((a, b) => a - b));
+    // Without `ascending`, newest first (D4.4).
+    const newestFirst = await call('GET', '/api/product/find', undefined, owner.readToken);
+    expect(newestFirst.json<{ rows: Array<{ id: number }> }>().rows.map((row) => row.id)).toEqual(
+      all.rows.map((row) => row.id).reverse(),
+    );
     expect(all.rows[0]).toEqual({
       id: model.views[0]?.sizes[0]?.id,
       modelId: model.id,
@@ -362,13 +368,23 @@ describe('GET /api/product/find', () => {
     const rows = await productFindRepository.byIds(db, owner.clientId, ids);
     const presented = ids.map((id) => presentProductRow(rows.find((row) => row.id === id)!));
     for (const path of ['limit=3', `article=${model.article}&limit=3`, 'query=t-shirt&limit=3']) {
-      const read = await call('GET', `/api/product/find?${path}&count=true`, undefined, owner.readToken);
+      const read = await call(
+        'GET',
+        `/api/product/find?${path}&ascending=true&count=true`,
+        undefined,
+        owner.readToken,
+      );
       const { nextCursor } = read.json<{ nextCursor: string }>();
       expect(read.body, path).toBe(
         JSON.stringify({ rows: presented.slice(0, 3), page: 1, total: 4, nextCursor }),
       );
     }
-    const last = await call('GET', '/api/product/find?limit=3&page=2', undefined, owner.readToken);
+    const last = await call(
+      'GET',
+      '/api/product/find?limit=3&page=2&ascending=true',
+      undefined,
+      owner.readToken,
+    );
     expect(last.body).toBe(JSON.stringify({ rows: presented.slice(3), page: 2 }));
   });
 
@@ -396,7 +412,7 @@ describe('GET /api/product/find', () => {
         nextCursor?: string;
       }>();
     expect(await ids('count=true')).toMatchObject({ total: matching.length });
-    expect((await ids('limit=100')).rows.map((row) => row.id)).toEqual(matching);
+    expect((await ids('limit=100&ascending=true')).rows.map((row) => row.id)).toEqual(matching);
     // A search's rows are written by `product_page_rows` (P212), a list's by its own statement: the same text.
     const searched = await call(
       'GET',
@@ -449,7 +465,7 @@ describe('GET /api/product/find', () => {
           ).toEqual([...expected].sort((a, b) => a - b));
         }
     // Every other filter narrows each way of matching.
-    expect(await ids(`brandId=${byArticle.brandId}&limit=2&page=2&count=true`)).toMatchObject({
+    expect(await ids(`brandId=${byArticle.brandId}&limit=2&page=2&ascending=true&count=true`)).toMatchObject({
       total: 6,
       rows: sizesOf(byArticle)
         .sort((a, b) => a - b)
@@ -482,12 +498,14 @@ describe('GET /api/product/find', () => {
         rows: unknown[];
         nextCursor?: string;
       }>();
-    expect((await read('limit=100')).rows).toEqual(presented);
-    expect((await read('limit=100&ascending=false')).rows).toEqual([...presented].reverse());
-    const first = await read('limit=4');
-    const next = await read(`limit=4&cursor=${encodeURIComponent(first.nextCursor as string)}`);
+    expect((await read('limit=100&ascending=true')).rows).toEqual(presented);
+    expect((await read('limit=100')).rows).toEqual([...presented].reverse());
+    const first = await read('limit=4&ascending=true');
+    const next = await read(
+      `limit=4&ascending=true&cursor=${encodeURIComponent(first.nextCursor as string)}`,
+    );
     expect([...first.rows, ...next.rows]).toEqual(presented.slice(0, 8));
-    expect((await read('limit=4&page=2')).rows).toEqual(presented.slice(4, 8));
+    expect((await read('limit=4&page=2&ascending=true')).rows).toEqual(presented.slice(4, 8));
     expect((await read('limit=2&page=2&ascending=false')).rows).toEqual([...presented].reverse().slice(2, 4));
   });
 });

@@ -72,7 +72,7 @@ it('runs one text search at a time with SEARCH_CONCURRENCY=1; reads without a te
   expect(product.json<{ rows: unknown[] }>().rows).toEqual([]);
   expect(tag.statusCode, tag.body).toBe(200);
   expect(tag.json<{ rows: Array<{ name: string }> }>().rows.map((row) => row.name)).toEqual([
-    'Summer sale',
     'Winter sale',
+    'Summer sale',
   ]);
 });

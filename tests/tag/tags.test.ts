@@ -85,16 +85,18 @@ describe('tags', () => {
       call('GET', `/api/tag/find?${query}`, undefined, owner.readToken).then((r) =>
         r.json<FindResponseProductTag>(),
       );
-    expect((await find('sortBy=NAME')).rows.map((row) => row.name)).toEqual(['Alpha', 'beta', 'gamma']);
-    expect((await find('sortBy=NAME&ascending=false')).rows.map((row) => row.name)).toEqual([
-      'gamma',
-      'beta',
+    // Descending unless `ascending=true` (D4.4).
+    expect((await find('sortBy=NAME&ascending=true')).rows.map((row) => row.name)).toEqual([
       'Alpha',
+      'beta',
+      'gamma',
     ]);
-    expect((await find('sortBy=ID')).rows.map((row) => row.name)).toEqual(['beta', 'Alpha', 'gamma']);
+    expect((await find('sortBy=NAME')).rows.map((row) => row.name)).toEqual(['gamma', 'beta', 'Alpha']);
+    expect((await find('sortBy=ID')).rows.map((row) => row.name)).toEqual(['gamma', 'Alpha', 'beta']);
+    expect((await find('ascending=true')).rows.map((row) => row.name)).toEqual(['beta', 'Alpha', 'gamma']);
     expect(await find('query=AL&count=true')).toMatchObject({ rows: [{ name: 'Alpha' }], total: 1, page: 1 });
     expect(await find('limit=2&page=2')).toEqual({
-      rows: [expect.objectContaining({ name: 'gamma' })],
+      rows: [expect.objectContaining({ name: 'beta' })],
       page: 2,
     });
   });
@@ -121,7 +123,7 @@ describe('binding', () => {
     const byProduct = (
       await call('GET', `/api/tag/find?productId=${small?.id}`)
     ).json<FindResponseProductTag>();
-    expect(byProduct.rows.map((row) => row.id)).toEqual([onProduct.id, onModel.id]);
+    expect(byProduct.rows.map((row) => row.id)).toEqual([onModel.id, onProduct.id]);
     expect((await call('GET', `/api/tag/find/${model.id}`, undefined, account.readToken)).json()).toEqual({
       rows: [
         { productId: small?.id, productTags: [onProduct, onModel] },

@@ -1894,6 +1894,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * Format: int64
+                     * @description Read-only: accepted as GET returns it, ignored
+                     */
+                    readonly id?: number;
+                    /**
+                     * Format: int64
+                     * @description Read-only: accepted as GET returns it, ignored
+                     */
+                    readonly clientId?: number;
+                    /** @description Read-only: accepted as GET returns it, ignored */
+                    readonly enabled?: boolean;
+                    /** @description Read-only: accepted as GET returns it, ignored */
+                    readonly disabledReason?: string | null;
                     /** @description Webhook name */
                     name: string;
                     /** @description http(s) address that receives the notifications; private and loopback targets are refused (D9.4) */
@@ -5834,7 +5848,7 @@ export interface operations {
                 /** @description Only products changed at or after this time */
                 modifiedDate?: string;
                 sortBy?: "ID";
-                /** @description Default true for ID (stable incremental paging) */
+                /** @description Default false: newest first (D4.4) */
                 ascending?: boolean;
             };
             header?: never;

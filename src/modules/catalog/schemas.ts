@@ -258,7 +258,7 @@ export const ProductFindQuery = Type.Object({
   ids: RepeatedQuery(Int64(), { maxItems: 500, uniqueItems: true }),
   modifiedDate: Type.Optional(DateTime({ description: 'Only products changed at or after this time' })),
   sortBy: Type.Optional(Type.Unsafe<'ID'>({ type: 'string', enum: ['ID'] })),
-  ascending: Type.Optional(Type.Boolean({ description: 'Default true for ID (stable incremental paging)' })),
+  ascending: Type.Optional(Type.Boolean({ description: 'Default false: newest first (D4.4)' })),
 });
 export type ProductFindQuery = Static<typeof ProductFindQuery>;
 

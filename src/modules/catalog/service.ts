@@ -388,7 +388,7 @@ export class CatalogService {
    */
   async findProducts(principal: Principal, query: ProductFindQuery): Promise<string> {
     const limit = query.limit ?? 100;
-    const ascending = query.ascending ?? true;
+    const ascending = query.ascending ?? false;
     const scope = { list: 'product.find', clientId: principal.clientId, sortBy: 'ID', ascending };
     const { page, after } = resolvePaging(this.cursors, query, scope);
     const criteria = {

@@ -106,7 +106,7 @@ export class TagService {
         this.db,
         criteria,
         query.sortBy ?? 'ID',
-        query.ascending ?? true,
+        query.ascending ?? false,
         limit,
         (page - 1) * limit,
       ),
