@@ -1,8 +1,8 @@
 /**
  * Catalog figures: `GET /api/product/find` over 100,000 products of one client (first page, page 500, with
- * `query` on names, on articles and on a text every product holds, with `count=true`) and `GET /api/model/{id}`
- * of a model with 10 views × 8 sizes, each beside the ceiling (a bare `node:http` server answering the same bytes
- * from memory), with the CPU a request of the service's Node process and of its PostgreSQL. The model GET is
+ * `query` on names, on articles and on a text every product holds, with `count=true`) and
+ * `GET /api/model/{modelId}` of a model with 10 views × 8 sizes, each beside the ceiling (a bare `node:http`
+ * server answering the same bytes from memory), with the CPU a request of the service's Node process and of its PostgreSQL. The model GET is
  * uncached (the catalog has no response cache): every request reads the card from PostgreSQL.
  *
  * Data: 12,500 models × 1 view × 8 sizes of the demo client seeded with `INSERT … SELECT generate_series`
@@ -149,7 +149,7 @@ export async function benchCatalog(
       path: '/api/product/find?query=bench&limit=100',
     },
     { name: 'product find with count=true', path: '/api/product/find?sortBy=ID&limit=100&count=true' },
-    { name: 'GET /api/model/{id} (10 views × 8 sizes)', path: `/api/model/${largeModel}` },
+    { name: 'GET /api/model/{modelId} (10 views × 8 sizes)', path: `/api/model/${largeModel}` },
   ];
   const recorded: RecordedResponse[] = [];
   const service: MeasuredLoad[] = [];
@@ -191,7 +191,7 @@ export async function benchCatalog(
       wholeMs,
     ),
     {
-      target: 'GET /api/model/{id} (10 × 8), uncached: ≥ 1,500 req/s',
+      target: 'GET /api/model/{modelId} (10 × 8), uncached: ≥ 1,500 req/s',
       measured: `${formatNumber(modelGet.rps)} req/s`,
       met: modelGet.rps >= 1_500,
       ...(modelGet.rps < 1_500 && { miss: `${formatNumber(modelGet.rps / 1_500, 2)}× the target` }),

@@ -4,7 +4,7 @@
  * - cached `GET /api/inbound/{id}` of a 50-product document against the bare `node:http` server answering the
  *   same bytes from memory (bench/ceiling-server.ts);
  * - uncached `GET /api/inbound/{id}` (50 products; `limit=100`, product paging, bypasses the document cache) and
- *   `GET /api/model/{id}` (10 views × 8 sizes; models are not cached) against the database-path ceiling, a bare
+ *   `GET /api/model/{modelId}` (10 views × 8 sizes; models are not cached) against the database-path ceiling, a bare
  *   `node:http` + `pg` server running the same SQL statements and answering `JSON.stringify` of the rows
  *   (bench/database-ceiling-server.ts).
  *
@@ -161,7 +161,13 @@ export async function benchSingleGets(
         uncachedPath,
         databaseCeiling,
       ],
-      ['GET /api/model/{id} (10 × 8), uncached', 'node:http + pg, same SQL', 0.7, modelPath, databaseCeiling],
+      [
+        'GET /api/model/{modelId} (10 × 8), uncached',
+        'node:http + pg, same SQL',
+        0.7,
+        modelPath,
+        databaseCeiling,
+      ],
     ];
     const measured: Pair[] = [];
     for (const [name, ceilingName, target, path, ceiling, framework] of pairs) {

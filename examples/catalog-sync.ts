@@ -41,7 +41,7 @@ for (let page = 1; ; page++) {
     if (!models.has(row.modelId))
       models.set(
         row.modelId,
-        await call(api.GET('/api/model/{id}', { params: { path: { id: row.modelId } } })),
+        await call(api.GET('/api/model/{modelId}', { params: { path: { modelId: row.modelId } } })),
       );
   if (result.rows.length < 100) break;
 }
@@ -76,7 +76,7 @@ const [existing] = (await call(api.GET('/api/product/find', { params: { query: {
   .rows;
 let model: ProductModel;
 if (existing) {
-  model = await call(api.GET('/api/model/{id}', { params: { path: { id: existing.modelId } } }));
+  model = await call(api.GET('/api/model/{modelId}', { params: { path: { modelId: existing.modelId } } }));
   console.log(`4. model ${article} exists: #${model.id} (version ${model.versionId})`);
 } else {
   const colors = ['black', 'white'];
@@ -113,11 +113,11 @@ if (existing) {
 }
 
 // 6. Replace after a fresh read: rename, add an XL to every colour, keep every id.
-const withParams = { params: { path: { id: model.id }, query: { withParams: true } } };
-const fresh = await call(api.GET('/api/model/{id}', withParams));
+const withParams = { params: { path: { modelId: model.id }, query: { withParams: true } } };
+const fresh = await call(api.GET('/api/model/{modelId}', withParams));
 const replaced = await call(
-  api.PUT('/api/model/{id}', {
-    params: { path: { id: model.id } },
+  api.PUT('/api/model/{modelId}', {
+    params: { path: { modelId: model.id } },
     body: {
       versionId: fresh.versionId,
       article: fresh.article,
@@ -147,7 +147,7 @@ const replaced = await call(
 console.log(`5. replaced: "${replaced.title}", version ${fresh.versionId} → ${replaced.versionId}`);
 
 // 7. Verify with a second read.
-const check = await call(api.GET('/api/model/{id}', withParams));
+const check = await call(api.GET('/api/model/{modelId}', withParams));
 const sizes = check.views.flatMap((view) => view.sizes);
 const ok =
   check.versionId === replaced.versionId &&

@@ -28,7 +28,7 @@ const [existing] = (
   await call(api.GET('/api/product/find', { params: { query: { article: ARTICLE, limit: 1 } } }))
 ).rows;
 const model = existing
-  ? await call(api.GET('/api/model/{id}', { params: { path: { id: existing.modelId } } }))
+  ? await call(api.GET('/api/model/{modelId}', { params: { path: { modelId: existing.modelId } } }))
   : await call(
       api.POST('/api/model', {
         body: {

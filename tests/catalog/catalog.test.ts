@@ -182,7 +182,7 @@ describe('model cards', () => {
   });
 });
 
-describe('PUT /api/model/{id}', () => {
+describe('PUT /api/model/{modelId}', () => {
   it('replaces the structure: kept ids updated, new ones created, missing ones removed; version +1', async () => {
     const model = await createModel(t.app, account);
     const [black, white] = model.views as [ProductModel['views'][number], ProductModel['views'][number]];

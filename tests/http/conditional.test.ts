@@ -167,7 +167,7 @@ describe('catalog model', () => {
   const getModel = (id: number, headers: Record<string, string> = {}, query = {}) =>
     send(t.app, account.readToken, { method: 'GET', url: `/api/model/${id}`, headers, query });
 
-  it('tags GET /api/model/{id}, withParams as another representation, with 304 on a match', async () => {
+  it('tags GET /api/model/{modelId}, withParams as another representation, with 304 on a match', async () => {
     const model = await createModel(t.app, account);
     const plain = await getModel(model.id);
     const tag = `"model-${model.id}-v${model.versionId}"`;

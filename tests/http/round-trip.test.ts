@@ -2,7 +2,7 @@
  * Round trips of every replace operation (P169): what GET returned, changed and sent back, is accepted — its
  * read-only fields (ids, dates, computed counts) ignored — while an id that contradicts the path is
  * `error_validation` on that field, a field outside the resource is still refused, and a stale `versionId` is
- * 409 where the resource has one. Covered: `PUT /api/model/{id}`, `PATCH /api/inbound/`,
+ * 409 where the resource has one. Covered: `PUT /api/model/{modelId}`, `PATCH /api/inbound/`,
  * `PUT /api/inbound/{orderId}/product`, `PUT /api/tag/{tagId}` and `PUT /api/tag`,
  * `PUT /api/keyword/group/{groupId}`.
  */
@@ -35,7 +35,7 @@ const ok = async <T>(request: ReturnType<typeof call>): Promise<T> => {
   return response.json<T>();
 };
 
-describe('PUT /api/model/{id}', () => {
+describe('PUT /api/model/{modelId}', () => {
   it('takes the model GET returned, changed; ignores its read-only fields', async () => {
     const created = await createModel(t.app, account);
     const read = await ok<ProductModel>(call('GET', `/api/model/${created.id}`));

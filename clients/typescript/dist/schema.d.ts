@@ -432,7 +432,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/model/{id}": {
+    "/api/model/{modelId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -440,9 +440,9 @@ export interface paths {
             cookie?: never;
         };
         /** The complete model with its variants and sizes; withParams=true adds effective parameter values */
-        get: operations["getModelById"];
+        get: operations["getModelByModelId"];
         /** Replace the editable structure of a model (versionId or If-Match required; stale → 409) */
-        put: operations["putModelById"];
+        put: operations["putModelByModelId"];
         post?: never;
         delete?: never;
         options?: never;
@@ -5431,7 +5431,7 @@ export interface operations {
             };
         };
     };
-    getModelById: {
+    getModelByModelId: {
         parameters: {
             query?: {
                 /** @description Add each level’s effective parameter values (D11.2) */
@@ -5443,7 +5443,7 @@ export interface operations {
             };
             path: {
                 /** @description int64 id */
-                id: number;
+                modelId: number;
             };
             cookie?: never;
         };
@@ -5518,7 +5518,7 @@ export interface operations {
             };
         };
     };
-    putModelById: {
+    putModelByModelId: {
         parameters: {
             query?: never;
             header?: {
@@ -5529,7 +5529,7 @@ export interface operations {
             };
             path: {
                 /** @description int64 id */
-                id: number;
+                modelId: number;
             };
             cookie?: never;
         };

@@ -433,7 +433,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/model/{id}": {
+    "/api/model/{modelId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -441,9 +441,9 @@ export interface paths {
             cookie?: never;
         };
         /** The complete model with its variants and sizes; withParams=true adds effective parameter values */
-        get: operations["getModelById"];
+        get: operations["getModelByModelId"];
         /** Replace the editable structure of a model (versionId or If-Match required; stale → 409) */
-        put: operations["putModelById"];
+        put: operations["putModelByModelId"];
         post?: never;
         delete?: never;
         options?: never;
@@ -5432,7 +5432,7 @@ export interface operations {
             };
         };
     };
-    getModelById: {
+    getModelByModelId: {
         parameters: {
             query?: {
                 /** @description Add each level’s effective parameter values (D11.2) */
@@ -5444,7 +5444,7 @@ export interface operations {
             };
             path: {
                 /** @description int64 id */
-                id: number;
+                modelId: number;
             };
             cookie?: never;
         };
@@ -5519,7 +5519,7 @@ export interface operations {
             };
         };
     };
-    putModelById: {
+    putModelByModelId: {
         parameters: {
             query?: never;
             header?: {
@@ -5530,7 +5530,7 @@ export interface operations {
             };
             path: {
                 /** @description int64 id */
-                id: number;
+                modelId: number;
             };
             cookie?: never;
         };

@@ -16,6 +16,7 @@ import {
   CategoryCreateBody,
   CategoryPage,
   IdParams,
+  ModelParams,
   ModelCreateBody,
   ModelGetQuery,
   ModelReplaceBody,
@@ -101,20 +102,20 @@ export const catalogRoutes =
       (request) => catalog.createModel(request.principal, request.body),
     );
     app.get(
-      '/model/:id',
+      '/model/:modelId',
       {
         config: { conditional: 'read' },
         schema: {
           tags,
           summary:
             'The complete model with its variants and sizes; withParams=true adds effective parameter values',
-          params: IdParams,
+          params: ModelParams,
           querystring: ModelGetQuery,
           response: { 200: Type.Ref('ProductModel'), ...errors },
         },
       },
       async (request, reply) => {
-        const id = parseId('model', request.params.id);
+        const id = parseId('model', request.params.modelId);
         if (request.query.withParams === true) {
           const model = await catalog.getModelWithParams(request.principal, id);
           if (answerNotModified(request, reply, entityTag('model', id, model.versionId, 'params')))
@@ -128,19 +129,19 @@ export const catalogRoutes =
       },
     );
     app.put(
-      '/model/:id',
+      '/model/:modelId',
       {
         config: { conditional: 'write' },
         schema: {
           tags,
           summary: 'Replace the editable structure of a model (versionId or If-Match required; stale → 409)',
-          params: IdParams,
+          params: ModelParams,
           body: ModelReplaceBody,
           response: { 200: Type.Ref('ProductModel'), ...errors },
         },
       },
       (request) => {
-        const id = parseId('model', request.params.id);
+        const id = parseId('model', request.params.modelId);
         const { versionId } = requiredVersion(request, 'model', id, request.body.versionId);
         if (versionId === undefined)
           throw validationError('versionId', 'is required (or an If-Match header)');

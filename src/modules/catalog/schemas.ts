@@ -194,7 +194,7 @@ export const ModelCreateBody = Type.Object({ ...cardFields(false), organizationI
 export type ModelCreateBody = Static<typeof ModelCreateBody>;
 
 /**
- * Body of `PUT /api/model/{id}`: the whole editable structure and the `versionId` it was read at (D11.1). Views
+ * Body of `PUT /api/model/{modelId}`: the whole editable structure and the `versionId` it was read at (D11.1). Views
  * and sizes with an `id` are updated, without one created, and those left out removed. The model as GET returns
  * it is accepted: its read-only fields are ignored when their ids match (P169).
  */
@@ -219,7 +219,7 @@ export const ProductPatchBody = Type.Object({
 });
 export type ProductPatchBody = Static<typeof ProductPatchBody>;
 
-/** `GET /api/model/{id}` query. */
+/** `GET /api/model/{modelId}` query. */
 export const ModelGetQuery = Type.Object({
   withParams: Type.Optional(
     Type.Boolean({ description: 'Add each level’s effective parameter values (D11.2)' }),
@@ -265,3 +265,5 @@ export type ProductFindQuery = Static<typeof ProductFindQuery>;
 export const ProductPage = KeysetPage(Type.Ref('ProductRow'), { title: 'FindResponseProduct' });
 
 export const IdParams = Type.Object({ id: Int64String });
+/** Path of the model operations, named as spec §4.7 names it (`/api/model/{modelId}`). */
+export const ModelParams = Type.Object({ modelId: Int64String });

@@ -190,7 +190,7 @@ export class CatalogService {
   }
 
   /**
-   * The serialized whole card of a model of the caller's client (the answer of `GET /api/model/{id}` without
+   * The serialized whole card of a model of the caller's client (the answer of `GET /api/model/{modelId}` without
    * parameters; one statement, its views rendered by PostgreSQL, P201) and the `versionId` it shows.
    * @throws 404 `error_not_found` `{entity: 'model', id}`
    */
@@ -202,7 +202,7 @@ export class CatalogService {
 
   /**
    * The whole card of a model of the caller's client with each level's effective parameter values
-   * (`GET /api/model/{id}?withParams=true`, D11.2).
+   * (`GET /api/model/{modelId}?withParams=true`, D11.2).
    * @throws 404 `error_not_found` `{entity: 'model', id}`
    */
   async getModelWithParams(principal: Principal, id: number): Promise<ProductModel> {
