@@ -99,10 +99,23 @@ describe('POST /api/campaign/stats/xlsx', () => {
       filter: RANGE,
     });
     expect(task).toMatchObject({
+      name: 'Campaign statistics, 2026-01-01..2026-01-03',
       progress: 100,
       processedQuantity: 3,
       organizationId: account.organizationId,
     });
+    for (const [filter, name] of [
+      [{}, 'Campaign statistics, all days'],
+      [{ dateFrom: '2026-01-02' }, 'Campaign statistics, from 2026-01-02'],
+      [{ dateTo: '2026-01-02' }, 'Campaign statistics, to 2026-01-02'],
+    ] as const) {
+      const started = await startExport(t.app, account.writeToken, {
+        service: 'SERVICE_01',
+        organizationId: account.organizationId,
+        filter,
+      });
+      expect(started.name).toBe(name);
+    }
     expect(task.url).toBe(`/api/task/${task.id}/file`);
 
     const { workbook, headers } = await downloadWorkbook(t.app, account.readToken, task);

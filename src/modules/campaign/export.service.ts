@@ -10,7 +10,7 @@ import type { TaskService } from '../task/service.ts';
 import type { TmsTask } from '../task/schemas.ts';
 import type { ExportProperties } from './export-task.ts';
 import type { CampaignStatExportRequest } from './export.schemas.ts';
-import { resolveCampaignFilter } from './filter.ts';
+import { resolveCampaignFilter, type DayRange } from './filter.ts';
 import type { CheckedOrganization, Market1Access } from './market1-access.ts';
 
 /** Starts statistics exports. */
@@ -59,14 +59,20 @@ export class CampaignExportService {
       { clientId: principal.clientId, organizationIds },
       'filter.',
     );
-    const days = `${resolved.days.from ?? '…'}..${resolved.days.to ?? '…'}`;
     return this.changes.run((trx) =>
       this.tasks.create(trx, principal, this.kind, {
         organizationId: checked[0]!.organizationId,
         service: checked[0]!.service,
-        name: `Campaign statistics ${days}`,
+        name: `Campaign statistics, ${daysOf(resolved.days)}`,
         properties,
       }),
     );
   }
+}
+
+/** The days of a task's name: `2026-01-01..2026-01-31`, `from 2026-01-01`, `to 2026-01-31` or `all days`. */
+function daysOf({ from, to }: DayRange): string {
+  if (from !== undefined && to !== undefined) return `${from}..${to}`;
+  if (from !== undefined) return `from ${from}`;
+  return to === undefined ? 'all days' : `to ${to}`;
 }
