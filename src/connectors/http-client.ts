@@ -157,8 +157,10 @@ function transportError(error: unknown, timeoutMs: number): HttpTransportError {
   if (error instanceof Error) {
     if (error.name === 'TimeoutError' || error.name === 'AbortError')
       return new HttpTransportError(`timeout after ${timeoutMs} ms`, 'timeout');
+    // The code alone (ECONNREFUSED, ENOTFOUND…): Node's message names the address, which a receipt's or a
+    // delivery's error text must not show its client (a provider's address is the operator's).
     const code = (error as NodeJS.ErrnoException).code;
-    return new HttpTransportError(code ? `${code}: ${error.message}` : error.message, 'network');
+    return new HttpTransportError(code ? `network error ${code}` : 'network error', 'network');
   }
   return new HttpTransportError(String(error), 'network');
 }

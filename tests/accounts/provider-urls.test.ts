@@ -214,6 +214,11 @@ describe('the outbound client where private targets are allowed', () => {
       // a name goes through the guarded lookup; localhost resolves to loopback, allowed here
       expect((await client.request({ method: 'GET', url: `http://localhost:${port}/` })).text).toBe('ok');
       expect(requests).toBe(2);
+      // a failed connection is told by its code, never with the address (a provider's is the operator's)
+      await expect(client.request({ method: 'GET', url: 'http://127.0.0.1:1/' })).rejects.toMatchObject({
+        kind: 'network',
+        message: 'network error ECONNREFUSED',
+      });
     } finally {
       client.close();
     }
