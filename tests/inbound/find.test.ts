@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.ts';
 import type { Order } from '../../src/modules/inbound/schemas.ts';
+import { parseDate } from '../../src/modules/inbound/find-filter.ts';
 import { expectError, newCaller, productId, type Caller } from './support.ts';
 
 let t: TestApp;
@@ -131,11 +132,23 @@ describe('find', () => {
     expectError(await c.call('GET', '/api/inbound/find?page=0'), 400, 'error_validation', {
       field: 'page',
     });
-    expectError(
-      await c.call('GET', '/api/inbound/find?createdDateFrom=2024-13-40'),
-      400,
-      'error_validation',
-      { field: 'createdDateFrom' },
-    );
+    for (const value of ['2024-13-40', '2024-02-30T00:00:00Z', '2024-02-01T24:00', '2024-02-01 10:00'])
+      expectError(
+        await c.call('GET', `/api/inbound/find?createdDateFrom=${encodeURIComponent(value)}`),
+        400,
+        'error_validation',
+        { field: 'createdDateFrom' },
+      );
+  });
+
+  it('reads a date-time without an offset in timeZone, never in the server’s zone (P22)', () => {
+    const instant = (value: string, timeZone = 0) =>
+      parseDate('modifiedDate', value, timeZone).instant.toISOString();
+    expect(instant('2026-01-01T00:00:00')).toBe('2026-01-01T00:00:00.000Z');
+    expect(instant('2026-01-01T00:00', 3)).toBe('2025-12-31T21:00:00.000Z');
+    expect(instant('2026-01-01T03:00:00.5+03:00', 5)).toBe('2026-01-01T00:00:00.500Z');
+    expect(instant('2026-01-01T00:00:00-0530')).toBe('2026-01-01T05:30:00.000Z');
+    expect(instant('2026-01-01T10:00:00z')).toBe('2026-01-01T10:00:00.000Z');
+    expect(instant('2026-01-01', 3)).toBe('2025-12-31T21:00:00.000Z');
   });
 });

@@ -42,8 +42,23 @@ interface ParsedDate {
   dateOnly: boolean;
 }
 
+/** A date-time: day, hours, minutes, optional seconds and fraction, optional offset (`Z`, `+03:00`, `+0300`). */
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** Whether `YYYY-MM-DD` names a real calendar day (not 2026-02-30). */
+const isCalendarDay = (day: string) => new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
+
+/** Minutes east of UTC of an ISO 8601 offset (`Z`, `+03:00`, `-0530`). */
+function offsetMinutes(offset: string): number {
+  if (offset.toUpperCase() === 'Z') return 0;
+  const digits = offset.slice(1).replace(':', '');
+  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2));
+  return offset.startsWith('-') ? -minutes : minutes;
+}
+
 /**
- * Parses an ISO 8601 date or date-time; a date-only value is midnight in `timeZone`.
+ * Parses an ISO 8601 date or date-time of a real calendar day. A date-only value is midnight in `timeZone` (hours
+ * from UTC, spec §4.1), and so is a date-time without an offset read in it, never in the server's own zone (P22).
  * @throws 400 `error_validation` naming `field` for anything else
  */
 export function parseDate(field: string, value: string, timeZone: number): ParsedDate {
@@ -53,11 +68,20 @@ export function parseDate(field: string, value: string, timeZone: number): Parse
     const instant = new Date(utc - timeZone * 3_600_000);
     if (!Number.isNaN(instant.getTime()) && new Date(utc).toISOString().startsWith(value))
       return { instant, dateOnly: true };
-  } else if (/^\d{4}-\d{2}-\d{2}T/.test(value)) {
-    const instant = new Date(value);
-    if (!Number.isNaN(instant.getTime())) return { instant, dateOnly: false };
+  } else {
+    const parts = DATE_TIME.exec(value);
+    if (parts) {
+      const [, day = '', hours = '', minutes = '', seconds = '00', fraction = '', offset] = parts;
+      const wallClock = Date.parse(
+        `${day}T${hours}:${minutes}:${seconds}.${fraction.padEnd(3, '0').slice(0, 3)}Z`,
+      );
+      if (!Number.isNaN(wallClock) && isCalendarDay(day) && Number(hours) < 24) {
+        const east = offset === undefined ? timeZone * 60 : offsetMinutes(offset);
+        return { instant: new Date(wallClock - east * 60_000), dateOnly: false };
+      }
+    }
   }
-  throw validationError(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time');
+  throw validationError(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time of a real day');
 }
 
 /** Lower bound of a range: the instant itself (a date-only value is the start of that day). */
