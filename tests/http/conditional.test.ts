@@ -161,6 +161,20 @@ describe('If-Match on PATCH and PUT of a document', () => {
     expect((await put(order.versionId)).statusCode).toBe(200);
     expectError(await put(order.versionId), 409, 'error_version_conflict');
   });
+
+  it('guards POST /{orderId}/product the same way, and adds nothing on a conflict', async () => {
+    const order = await newOrder();
+    const add = (version: number) =>
+      send(t.app, account.writeToken, {
+        method: 'POST',
+        url: `/api/inbound/${order.id}/product`,
+        payload: productLine(),
+        headers: { 'if-match': `"order-${order.id}-v${version}"` },
+      });
+    expectError(await add(order.versionId + 1), 409, 'error_version_conflict');
+    expect((await getOrder(order.id)).json<Order>().products).toHaveLength(order.products?.length ?? 0);
+    expect((await add(order.versionId)).statusCode).toBe(200);
+  });
 });
 
 describe('catalog model', () => {

@@ -4270,6 +4270,8 @@ export interface operations {
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 h; a repeat with the same key and request gets that answer with `Idempotent-Replayed: true`. 409 `error_idempotency_in_progress` while the first still runs, 422 `error_idempotency_key_reuse` for the same key with another request. */
                 "Idempotency-Key"?: string;
+                /** @description The ETag the change applies to, instead of `versionId` in the body; stale → 409 `error_version_conflict` (P134). */
+                "If-Match"?: string;
             };
             path: {
                 /** @description int64 id */

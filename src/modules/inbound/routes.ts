@@ -219,6 +219,7 @@ export const inboundRoutes =
     app.post(
       '/:orderId/product',
       {
+        config: { conditional: 'write' },
         schema: {
           tags,
           summary: 'Add a product',
@@ -227,16 +228,13 @@ export const inboundRoutes =
           response: { 200: OrderProduct, ...errors },
         },
       },
-      async (request, reply) =>
-        reply
+      async (request, reply) => {
+        const orderId = parseId('order', request.params.orderId);
+        const { versionId } = requiredVersion(request, 'order', orderId, request.body.versionId);
+        return reply
           .type(HAL)
-          .send(
-            await orders.addProduct(
-              request.principal,
-              parseId('order', request.params.orderId),
-              request.body,
-            ),
-          ),
+          .send(await orders.addProduct(request.principal, orderId, { ...request.body, versionId }));
+      },
     );
 
     app.put(
