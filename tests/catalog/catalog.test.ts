@@ -248,7 +248,7 @@ describe('PUT /api/model/{modelId}', () => {
   });
 });
 
-describe('PATCH /api/product/{id}', () => {
+describe('PATCH /api/product/{productId}', () => {
   it('applies a JSON merge patch, keeping untouched fields; null clears the barcode; the model version grows', async () => {
     const model = await createModel(t.app, account);
     const product = model.views[0]?.sizes[1];

@@ -207,7 +207,7 @@ describe('catalog model', () => {
     expectValidation(await put({}), 'versionId');
   });
 
-  it('PATCH /api/product/{id} takes the model tag; a tag of another model is a conflict', async () => {
+  it('PATCH /api/product/{productId} takes the model tag; a tag of another model is a conflict', async () => {
     const model = await createModel(t.app, account);
     const productId = model.views[0]?.sizes[0]?.id as number;
     const patch = (tag: string) =>

@@ -59,7 +59,7 @@ const operations = [
   ['post', '/api/model'],
   ['get', '/api/model/{modelId}'],
   ['put', '/api/model/{modelId}'],
-  ['patch', '/api/product/{id}'],
+  ['patch', '/api/product/{productId}'],
   ['get', '/api/product/find'],
   ['get', '/knowledge/getParams'],
   ['get', '/option/fetchOption'],

@@ -450,7 +450,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/product/{id}": {
+    "/api/product/{productId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -464,7 +464,7 @@ export interface paths {
         options?: never;
         head?: never;
         /** Change one final product by a JSON merge patch (application/merge-patch+json or application/json) */
-        patch: operations["patchProductById"];
+        patch: operations["patchProductByProductId"];
         trace?: never;
     };
     "/api/product/find": {
@@ -5725,7 +5725,7 @@ export interface operations {
             };
         };
     };
-    patchProductById: {
+    patchProductByProductId: {
         parameters: {
             query?: never;
             header?: {
@@ -5736,7 +5736,7 @@ export interface operations {
             };
             path: {
                 /** @description int64 id */
-                id: number;
+                productId: number;
             };
             cookie?: never;
         };

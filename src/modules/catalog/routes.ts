@@ -15,8 +15,8 @@ import {
   Category,
   CategoryCreateBody,
   CategoryPage,
-  IdParams,
   ModelParams,
+  ProductParams,
   ModelCreateBody,
   ModelGetQuery,
   ModelReplaceBody,
@@ -149,14 +149,14 @@ export const catalogRoutes =
       },
     );
     app.patch(
-      '/product/:id',
+      '/product/:productId',
       {
         config: { conditional: 'write' },
         schema: {
           tags,
           summary:
             'Change one final product by a JSON merge patch (application/merge-patch+json or application/json)',
-          params: IdParams,
+          params: ProductParams,
           body: ProductPatchBody,
           response: { 200: Type.Ref('Product'), ...errors },
         },
@@ -170,7 +170,7 @@ export const catalogRoutes =
         );
         return catalog.patchProduct(
           request.principal,
-          parseId('product', request.params.id),
+          parseId('product', request.params.productId),
           { ...request.body, versionId },
           modelId,
         );

@@ -210,7 +210,7 @@ export const ModelReplaceBody = Type.Object({
 });
 export type ModelReplaceBody = Static<typeof ModelReplaceBody>;
 
-/** Body of `PATCH /api/product/{id}`: a JSON merge patch (RFC 7396) of a final product. */
+/** Body of `PATCH /api/product/{productId}`: a JSON merge patch (RFC 7396) of a final product. */
 export const ProductPatchBody = Type.Object({
   name: Type.Optional(Name(500)),
   size: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
@@ -264,6 +264,7 @@ export type ProductFindQuery = Static<typeof ProductFindQuery>;
 
 export const ProductPage = KeysetPage(Type.Ref('ProductRow'), { title: 'FindResponseProduct' });
 
-export const IdParams = Type.Object({ id: Int64String });
 /** Path of the model operations, named as spec §4.7 names it (`/api/model/{modelId}`). */
 export const ModelParams = Type.Object({ modelId: Int64String });
+/** Path of the final product's change (`/api/product/{productId}`, named like the tag bindings' path). */
+export const ProductParams = Type.Object({ productId: Int64String });
