@@ -53,6 +53,18 @@ describe('brands and categories', () => {
     expect(
       (await call('GET', '/api/brand/find?query=wind', undefined, account.readToken)).json(),
     ).not.toHaveProperty('total');
+    // Newest first unless ascending=true (D4.4); modifiedDate is a lower bound (D4.5).
+    const second = (await call('POST', '/api/brand', { name: 'Southwind' })).json<{ id: number }>();
+    const ids = async (query: string) =>
+      (await call('GET', `/api/brand/find?query=wind&${query}`, undefined, account.readToken))
+        .json<{ rows: Array<{ id: number }> }>()
+        .rows.map((row) => row.id);
+    expect(await ids('')).toEqual([second.id, brand.id]);
+    expect(await ids('ascending=true')).toEqual([brand.id, second.id]);
+    expect(
+      await ids(`modifiedDate=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`),
+    ).toEqual([]);
+    expect(await ids('modifiedDate=2000-01-01T00:00:00Z&ascending=true')).toEqual([brand.id, second.id]);
     // Another client has its own namespace and sees none of these.
     expect(
       (await call('POST', '/api/brand', { name: 'Northwind Apparel' }, stranger.writeToken)).statusCode,

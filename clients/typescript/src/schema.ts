@@ -5024,6 +5024,10 @@ export interface operations {
                 count?: boolean;
                 /** @description Case-insensitive substring of the name */
                 query?: string;
+                /** @description Only those changed at or after this time (D4.5) */
+                modifiedDate?: string;
+                /** @description Default false: newest first (D4.4) */
+                ascending?: boolean;
             };
             header?: never;
             path?: never;
@@ -5216,6 +5220,10 @@ export interface operations {
                 count?: boolean;
                 /** @description Case-insensitive substring of the name */
                 query?: string;
+                /** @description Only those changed at or after this time (D4.5) */
+                modifiedDate?: string;
+                /** @description Default false: newest first (D4.4) */
+                ascending?: boolean;
             };
             header?: never;
             path?: never;

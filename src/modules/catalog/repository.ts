@@ -5,6 +5,7 @@
 import {
   sql,
   type Expression,
+  type ExpressionBuilder,
   type Insertable,
   type Kysely,
   type Selectable,
@@ -60,36 +61,50 @@ export const dictionaryRepository = {
       .where('client_id', '=', clientId)
       .where('id', '=', id)
       .executeTakeFirst()) !== undefined,
-  /** A page of the client's brands or categories by id, optionally filtered by a name substring. */
+  /** A page of the client's brands or categories matching `criteria`, by id in the asked direction. */
   page: (
     db: Kysely<DB>,
     table: 'brand' | 'category',
-    clientId: number,
-    query: string | undefined,
-    limit: number,
-    offset: number,
+    criteria: NamedCriteria,
+    page: { ascending: boolean; limit: number; offset: number },
   ) =>
     db
       .selectFrom(table)
       .selectAll()
-      .where('client_id', '=', clientId)
-      .$if(query !== undefined, (qb) => qb.where('name', 'ilike', likeContains(query ?? '')))
-      .orderBy('id')
-      .limit(limit)
-      .offset(offset)
+      .where((eb) => namedConditions(eb, criteria))
+      .orderBy('id', page.ascending ? 'asc' : 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
       .execute(),
-  count: async (db: Kysely<DB>, table: 'brand' | 'category', clientId: number, query: string | undefined) =>
+  count: async (db: Kysely<DB>, table: 'brand' | 'category', criteria: NamedCriteria) =>
     Number(
       (
         await db
           .selectFrom(table)
           .select((eb) => eb.fn.countAll<string>().as('total'))
-          .where('client_id', '=', clientId)
-          .$if(query !== undefined, (qb) => qb.where('name', 'ilike', likeContains(query ?? '')))
+          .where((eb) => namedConditions(eb, criteria))
           .executeTakeFirstOrThrow()
       ).total,
     ),
 };
+
+/** What a brand or category find selects: the client's, a name substring, changed at or after an instant. */
+export interface NamedCriteria {
+  clientId: number;
+  query?: string;
+  modifiedSince?: Date;
+}
+
+function namedConditions(
+  eb: ExpressionBuilder<DB, 'brand' | 'category'>,
+  { clientId, query, modifiedSince }: NamedCriteria,
+): Expression<SqlBool> {
+  return eb.and([
+    eb('client_id', '=', clientId),
+    ...(query === undefined ? [] : [eb('name', 'ilike', likeContains(query))]),
+    ...(modifiedSince === undefined ? [] : [eb('modified_date', '>=', modifiedSince)]),
+  ]);
+}
 
 /** The statement of `findCard`, compiled once (P216). */
 const modelCard = compiledOnce(

@@ -62,12 +62,14 @@ export const CategoryCreateBody = Type.Object({
 });
 export type CategoryCreateBody = Static<typeof CategoryCreateBody>;
 
-/** Query of `GET /api/brand/find` and `GET /api/category/find` (D4). */
+/** Query of `GET /api/brand/find` and `GET /api/category/find` (D4): by id, newest first unless `ascending`. */
 export const NameFindQuery = Type.Object({
   ...PagingQuery,
   query: Type.Optional(
     Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' }),
   ),
+  modifiedDate: Type.Optional(DateTime({ description: 'Only those changed at or after this time (D4.5)' })),
+  ascending: Type.Optional(Type.Boolean({ description: 'Default false: newest first (D4.4)' })),
 });
 export type NameFindQuery = Static<typeof NameFindQuery>;
 

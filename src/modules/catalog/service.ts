@@ -127,8 +127,8 @@ export class CatalogService {
   }
 
   /**
-   * A page of the client's brands or categories by id; `query` is a case-insensitive name substring (D4), a search
-   * that takes its turn (P211).
+   * A page of the client's brands or categories by id, newest first unless `ascending` (D4.4); `query` is a
+   * case-insensitive name substring (D4), a search that takes its turn (P211); `modifiedDate` a lower bound (D4.5).
    */
   async findNamed<T>(
     principal: Principal,
@@ -137,18 +137,18 @@ export class CatalogService {
   ): Promise<Page<T>> {
     const limit = query.limit ?? 100;
     const page = query.page ?? 1;
+    const criteria = {
+      clientId: principal.clientId,
+      query: query.query,
+      modifiedSince: query.modifiedDate === undefined ? undefined : new Date(query.modifiedDate),
+    };
     const { rows, total } = await this.searches.run(query.query !== undefined, async () => ({
-      rows: await dictionaryRepository.page(
-        this.db,
-        table,
-        principal.clientId,
-        query.query,
+      rows: await dictionaryRepository.page(this.db, table, criteria, {
+        ascending: query.ascending === true,
         limit,
-        (page - 1) * limit,
-      ),
-      total: query.count
-        ? await dictionaryRepository.count(this.db, table, principal.clientId, query.query)
-        : undefined,
+        offset: (page - 1) * limit,
+      }),
+      total: query.count ? await dictionaryRepository.count(this.db, table, criteria) : undefined,
     }));
     const present = (table === 'brand' ? presentBrand : presentCategory) as (row: (typeof rows)[number]) => T;
     return { rows: rows.map(present), page, ...(total !== undefined && { total }) };
