@@ -132,6 +132,15 @@ describe('find', () => {
     expectError(await c.call('GET', '/api/inbound/find?page=0'), 400, 'error_validation', {
       field: 'page',
     });
+    for (const field of ['query', 'article', 'containsArticle', 'product', 'barcode', 'externalOrderId'])
+      expectError(
+        await c.call('GET', `/api/inbound/find?${field}=${'x'.repeat(201)}`),
+        400,
+        'error_validation',
+        {
+          field,
+        },
+      );
     for (const value of ['2024-13-40', '2024-02-30T00:00:00Z', '2024-02-01T24:00', '2024-02-01 10:00'])
       expectError(
         await c.call('GET', `/api/inbound/find?createdDateFrom=${encodeURIComponent(value)}`),

@@ -315,23 +315,26 @@ export const PackagesBody = Type.Array(OrderPackage, { maxItems: 5_000 });
 const Int64Query = Type.Integer({ minimum: 0, format: 'int64' });
 const LooseDate = Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time' });
 
+/** A text filter: at most 200 characters, as every group's text filters. */
+const SearchText = Type.String({ maxLength: 200 });
+
 /** The filter set of `history` and `find` (spec §4.1); print/export-only parameters are accepted and ignored (D5.10). */
 export const OrderFilterQuery = Type.Object({
   ...PagingQuery,
   columns: RepeatedQuery(Type.String()),
   actual: Type.Optional(Type.Boolean()),
   type: Type.Optional(OrderTypeSchema),
-  serviceWarehouseId: Type.Optional(Type.String()),
-  externalOrderId: Type.Optional(Type.String()),
+  serviceWarehouseId: Type.Optional(SearchText),
+  externalOrderId: Type.Optional(SearchText),
   invoiceNumber: Type.Optional(Int64Query),
-  article: Type.Optional(Type.String()),
-  containsArticle: Type.Optional(Type.String()),
-  product: Type.Optional(Type.String()),
-  barcode: Type.Optional(Type.String()),
+  article: Type.Optional(SearchText),
+  containsArticle: Type.Optional(SearchText),
+  product: Type.Optional(SearchText),
+  barcode: Type.Optional(SearchText),
   organizations: RepeatedQuery(Int64Query, { uniqueItems: true }),
   organizationId: Type.Optional(Int64Query),
   clientOrganizationIds: RepeatedQuery(Int64Query),
-  query: Type.Optional(Type.String()),
+  query: Type.Optional(SearchText),
   userId: Type.Optional(Int32()),
   service: Type.Optional(ServiceSchema),
   services: RepeatedQuery(ServiceSchema),
