@@ -63,9 +63,10 @@ describe('POST /api/webhook/', () => {
   });
 
   it('accepts a subscription as GET lists it, ignoring its read-only fields (P32)', async () => {
-    const first = (await create(account.writeToken, body({ name: 'listed' }))).json<
+    const first = (await create(account.writeToken, body({ name: '  listed ' }))).json<
       Record<string, unknown>
     >();
+    expect(first.name).toBe('listed');
     const listed = { ...first };
     delete listed.secret;
     const response = await create(account.writeToken, {
@@ -91,6 +92,7 @@ describe('POST /api/webhook/', () => {
       [{ types: ['CREATE_ORDER', 'SOMETHING'] }, 'types'],
       [{ types: undefined }, 'types'],
       [{ name: '' }, 'name'],
+      [{ name: '   ' }, 'name'],
       [{ url: undefined }, 'url'],
     ];
     for (const [overrides, field] of cases) {

@@ -1908,7 +1908,7 @@ export interface operations {
                     readonly enabled?: boolean;
                     /** @description Read-only: accepted as GET returns it, ignored */
                     readonly disabledReason?: string | null;
-                    /** @description Webhook name */
+                    /** @description Webhook name (stored trimmed; not blank) */
                     name: string;
                     /** @description http(s) address that receives the notifications; private and loopback targets are refused (D9.4) */
                     url: string;

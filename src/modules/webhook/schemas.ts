@@ -31,7 +31,12 @@ export const WebhookCreateBody = Type.Object({
     enabled: Type.Boolean(),
     disabledReason: Nullable(Type.String()),
   }),
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'Webhook name' }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: '\\S',
+    description: 'Webhook name (stored trimmed; not blank)',
+  }),
   url: Type.String({
     minLength: 1,
     maxLength: 2048,

@@ -85,7 +85,7 @@ export class WebhookService {
       const row = await webhookRepository.insert(trx, {
         client_id: principal.clientId,
         organization_id: body.organizationId,
-        name: body.name,
+        name: body.name.trim(),
         url: body.url,
         types,
         secret: this.secrets.seal(secret),
