@@ -179,14 +179,23 @@ describe('replays', () => {
   });
 
   it('replays a DELETE (an empty answer) where a repeat without the key finds nothing', async () => {
-    const tag = await newTag(`Deleted ${randomUUID()}`);
+    const webhook = (
+      await call('POST', '/api/webhook/', {
+        payload: {
+          name: `Deleted ${randomUUID()}`,
+          url: 'https://93.184.216.34/hook',
+          organizationId: account.organizationId,
+          types: ['ORDER'],
+        },
+      })
+    ).json<{ id: number }>();
     const key = newKey();
-    const deleted = await call('DELETE', `/api/tag/${tag.id}`, { key });
+    const deleted = await call('DELETE', `/api/webhook/${webhook.id}`, { key });
     expectEmpty(deleted);
-    const replayed = await call('DELETE', `/api/tag/${tag.id}`, { key });
+    const replayed = await call('DELETE', `/api/webhook/${webhook.id}`, { key });
     expectEmpty(replayed);
     expectReplay(replayed, deleted);
-    expectNotFound(await call('DELETE', `/api/tag/${tag.id}`), tag.id);
+    expectNotFound(await call('DELETE', `/api/webhook/${webhook.id}`), webhook.id);
   });
 
   it('replays a webhook create with its secret, which the store holds sealed', async () => {

@@ -46,7 +46,9 @@ describe('tags', () => {
     ).json<FindResponseProductTag>();
     expect(listed.rows.map((row) => row.name)).toContain('Final sale');
     expect(listed.total).toBe(listed.rows.length);
-    expectEmpty(await call('DELETE', `/api/tag/${tag.id}`));
+    const deleted = await call('DELETE', `/api/tag/${tag.id}`);
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect(deleted.json()).toEqual({ id: tag.id, name: 'Final sale', clientId: account.clientId });
     expectNotFound(await call('DELETE', `/api/tag/${tag.id}`), tag.id);
   });
 

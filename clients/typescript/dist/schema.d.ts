@@ -654,7 +654,7 @@ export interface paths {
         /** Rename a tag */
         put: operations["putTagByTagId"];
         post?: never;
-        /** Delete a tag and its bindings */
+        /** Delete a tag and its bindings; answers the tag as it was (D7.1) */
         delete: operations["deleteTagByTagId"];
         options?: never;
         head?: never;
@@ -7308,12 +7308,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Empty body */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ProductTag"];
+                };
             };
             /** @description Default Response */
             400: {

@@ -78,13 +78,14 @@ export const tagRepository = {
       .where('client_id', '=', clientId)
       .where(sql`lower(name)`, '=', name.toLowerCase())
       .executeTakeFirst(),
-  delete: async (db: Kysely<DB>, clientId: number, id: number) =>
-    (await db
+  /** Deletes the client's tag `id` (its bindings go with it); the row as it was, or undefined. */
+  delete: (db: Kysely<DB>, clientId: number, id: number) =>
+    db
       .deleteFrom('product_tag')
       .where('client_id', '=', clientId)
       .where('id', '=', id)
-      .returning('id')
-      .executeTakeFirst()) !== undefined,
+      .returning(['id', 'name', 'client_id'])
+      .executeTakeFirst(),
   page: (
     db: Kysely<DB>,
     criteria: TagCriteria,

@@ -79,15 +79,12 @@ export const tagRoutes =
       {
         schema: {
           tags,
-          summary: 'Delete a tag and its bindings',
+          summary: 'Delete a tag and its bindings; answers the tag as it was (D7.1)',
           params: TagParams,
-          response: { 200: EmptyResponse, ...errorResponses },
+          response: { 200: Tag, ...errorResponses },
         },
       },
-      async (request, reply) => {
-        await service.delete(request.principal, tagId(request.params));
-        return sendEmpty(reply);
-      },
+      (request) => service.delete(request.principal, tagId(request.params)),
     );
     for (const path of ['', '/find'])
       app.get(

@@ -86,10 +86,12 @@ export class TagService {
     }
   }
 
-  /** Deletes a tag with its bindings. @throws 404 `error_not_found` `{entity: 'tag'}` */
-  async delete(principal: Principal, id: number): Promise<void> {
-    await this.changes.run(async (trx) => {
-      if (!(await tagRepository.delete(trx, principal.clientId, id))) throw notFound('tag', id);
+  /** Deletes a tag with its bindings; the tag as it was (D7.1). @throws 404 `error_not_found` `{entity: 'tag'}` */
+  async delete(principal: Principal, id: number): Promise<ProductTag> {
+    return this.changes.run(async (trx) => {
+      const row = await tagRepository.delete(trx, principal.clientId, id);
+      if (!row) throw notFound('tag', id);
+      return present(row);
     });
   }
 
