@@ -2,8 +2,9 @@
  * Catalog figures: `GET /api/product/find` over 100,000 products of one client (first page, page 500, with
  * `query` on names, on articles and on a text every product holds, with `count=true`) and
  * `GET /api/model/{modelId}` of a model with 10 views × 8 sizes, each beside the ceiling (a bare `node:http`
- * server answering the same bytes from memory), with the CPU a request of the service's Node process and of its PostgreSQL. The model GET is
- * uncached (the catalog has no response cache): every request reads the card from PostgreSQL.
+ * server answering the same bytes from memory), with the CPU a request of the service's Node process and of its
+ * PostgreSQL. The model GET is uncached (the catalog has no response cache): every request reads the card from
+ * PostgreSQL.
  *
  * Data: 12,500 models × 1 view × 8 sizes of the demo client seeded with `INSERT … SELECT generate_series`
  * (then VACUUM ANALYZE), the sizes of a model with consecutive ids as `POST /api/model` gives them, plus the

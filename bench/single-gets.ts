@@ -4,8 +4,8 @@
  * - cached `GET /api/inbound/{id}` of a 50-product document against the bare `node:http` server answering the
  *   same bytes from memory (bench/ceiling-server.ts);
  * - uncached `GET /api/inbound/{id}` (50 products; `limit=100`, product paging, bypasses the document cache) and
- *   `GET /api/model/{modelId}` (10 views × 8 sizes; models are not cached) against the database-path ceiling, a bare
- *   `node:http` + `pg` server running the same SQL statements and answering `JSON.stringify` of the rows
+ *   `GET /api/model/{modelId}` (10 views × 8 sizes; models are not cached) against the database-path ceiling, a
+ *   bare `node:http` + `pg` server running the same SQL statements and answering `JSON.stringify` of the rows
  *   (bench/database-ceiling-server.ts).
  *
  * The service and its ceiling take turns: `ROUNDS` rounds of a short run each, and the ratio is the median of the

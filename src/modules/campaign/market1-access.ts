@@ -33,7 +33,10 @@ export interface Market1AccessRequest {
   service: string | undefined;
   /** The operation is analytics (statistics export, campaign import): refused to SUPPORT users (D2.4). */
   analytics?: boolean;
-  /** The operation is paid (spec §7 lists it with `error_subscription_expired`): refused once the subscription ended. */
+  /**
+   * The operation is paid (spec §7 lists it with `error_subscription_expired`): refused once the client's
+   * subscription has ended.
+   */
   paid?: boolean;
   /** Code for an organization the client does not have (default `error_organization_not_found`). */
   organizationMissingCode?: ErrorCode;

@@ -1,7 +1,8 @@
 /**
  * The statistics part of the campaign group (spec §4.6 getStatCampaigns, getTotalStatCampaigns, getCampaigns;
  * D4, D10.4; P110–P114): every operation first passes `Market1Access.check` (service and organization, spec §7;
- * not paid, so an ended subscription does not stop it, D1.3), then reads the caller's client's data only, with at most `concurrency` statements at once (P156).
+ * not paid, so an ended subscription does not stop it, D1.3), then reads the caller's client's data only, with at
+ * most `concurrency` statements at once (P156).
  */
 import type { Kysely } from 'kysely';
 import pLimit, { type LimitFunction } from 'p-limit';

@@ -196,9 +196,9 @@ export const ModelCreateBody = Type.Object({ ...cardFields(false), organizationI
 export type ModelCreateBody = Static<typeof ModelCreateBody>;
 
 /**
- * Body of `PUT /api/model/{modelId}`: the whole editable structure and the `versionId` it was read at (D11.1). Views
- * and sizes with an `id` are updated, without one created, and those left out removed. The model as GET returns
- * it is accepted: its read-only fields are ignored when their ids match (P169).
+ * Body of `PUT /api/model/{modelId}`: the whole editable structure and the `versionId` it was read at (D11.1).
+ * Views and sizes with an `id` are updated, without one created, and those left out removed. The model as GET
+ * returns it is accepted: its read-only fields are ignored when their ids match (P169).
  */
 export const ModelReplaceBody = Type.Object({
   ...cardFields(true),

@@ -22,7 +22,8 @@ export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'Event kin
 
 /**
  * Body of `POST /api/webhook/` (D9.1). `types` is checked by the service so the error names the field `types`.
- * The read-only fields of a `Webhook` are accepted and ignored, so a subscription read with GET can be sent back (P32).
+ * The read-only fields of a `Webhook` are accepted and ignored, so a subscription read with GET can be sent
+ * back (P32).
  */
 export const WebhookCreateBody = Type.Object({
   ...ReadOnlyFields({
