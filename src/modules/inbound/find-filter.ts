@@ -35,7 +35,7 @@ export interface FindCriteria {
 }
 
 const DAY_MS = 86_400_000;
-const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 interface ParsedDate {
   instant: Date;
@@ -46,7 +46,10 @@ interface ParsedDate {
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /** Whether `YYYY-MM-DD` names a real calendar day (not 2026-02-30). */
-const isCalendarDay = (day: string) => new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
+function isCalendarDay(day: string): boolean {
+  const date = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(day);
+}
 
 /** Minutes east of UTC of an ISO 8601 offset (`Z`, `+03:00`, `-0530`). */
 function offsetMinutes(offset: string): number {
@@ -62,12 +65,9 @@ function offsetMinutes(offset: string): number {
  * @throws 400 `error_validation` naming `field` for anything else
  */
 export function parseDate(field: string, value: string, timeZone: number): ParsedDate {
-  const match = DATE_ONLY.exec(value);
-  if (match) {
-    const utc = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-    const instant = new Date(utc - timeZone * 3_600_000);
-    if (!Number.isNaN(instant.getTime()) && new Date(utc).toISOString().startsWith(value))
-      return { instant, dateOnly: true };
+  if (DATE_ONLY.test(value)) {
+    if (isCalendarDay(value))
+      return { instant: new Date(Date.parse(`${value}T00:00:00Z`) - timeZone * 3_600_000), dateOnly: true };
   } else {
     const parts = DATE_TIME.exec(value);
     if (parts) {
