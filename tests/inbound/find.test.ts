@@ -141,7 +141,13 @@ describe('find', () => {
           field,
         },
       );
-    for (const value of ['2024-13-40', '2024-02-30T00:00:00Z', '2024-02-01T24:00', '2024-02-01 10:00'])
+    for (const value of [
+      '2024-13-40',
+      '2024-02-30T00:00:00Z',
+      '2024-02-01T24:00',
+      '2024-02-01 10:00',
+      '0000-06-01',
+    ])
       expectError(
         await c.call('GET', `/api/inbound/find?createdDateFrom=${encodeURIComponent(value)}`),
         400,

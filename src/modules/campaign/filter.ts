@@ -14,6 +14,7 @@ import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { likeContains } from '../../db/like.ts';
 import { StringEnum, ServiceSchema } from '../../domain/enums.ts';
+import { isCalendarDay, parseIsoInstant, type IsoInstant } from '../../domain/iso-date.ts';
 import { validationError } from '../../http/errors.ts';
 import { Int32, Int64, MAX_PAGE, PagingQuery, RepeatedQuery } from '../../http/schemas.ts';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../connectors/market1/connector.ts';
@@ -136,28 +137,14 @@ export interface ResolvedCampaignFilter {
   count: boolean;
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 const moscowDay = new Intl.DateTimeFormat('en-CA', {
   timeZone: STATISTICS_TIME_ZONE,
   year: 'numeric',
   month: '2-digit',
   day: '2-digit',
 });
-/** Moscow's offset from UTC in ms (UTC+3 all year since 2014). */
-const MOSCOW_OFFSET_MS = 3 * 3_600_000;
-
-/** The first instant of year 0001: PostgreSQL reads no date of year 0000 (its calendar has no year 0). */
-const FIRST_INSTANT_MS = Date.parse('0001-01-01T00:00:00Z');
-
-/** Whether `YYYY-MM-DD` names a real calendar day from 0001-01-01 on. */
-function isCalendarDay(value: string): boolean {
-  const date = new Date(`${value}T00:00:00Z`);
-  return date.getTime() >= FIRST_INSTANT_MS && date.toISOString().startsWith(value);
-}
-
-/** Whether an instant parsed from a filter value falls on a day of `isCalendarDay` (so not NaN either). */
-const isFromFirstDay = (instant: Date) => instant.getTime() >= FIRST_INSTANT_MS;
+/** Moscow's offset from UTC in minutes (UTC+3 all year since 2014). */
+const MOSCOW_OFFSET_MINUTES = 180;
 
 /** The Moscow day of `instant` as `YYYY-MM-DD` (the year written with four digits, as Intl does not). */
 function moscowDayOf(instant: Date): string {
@@ -166,31 +153,24 @@ function moscowDayOf(instant: Date): string {
 }
 
 /**
- * The Moscow day (`YYYY-MM-DD`) a filter value names: a date as it is, a date-time the day containing it (P110).
+ * A filter value as a date (Moscow's midnight of that day) or a date-time with an offset (P110).
  * @throws 400 `error_validation` naming `field` for anything else
  */
-export function statisticsDay(field: string, value: string): string {
-  if (DATE_ONLY.test(value)) {
-    if (isCalendarDay(value)) return value;
-  } else if (DATE_TIME.test(value)) {
-    const instant = new Date(value);
-    if (isFromFirstDay(instant)) return moscowDayOf(instant);
-  }
+function parseFilterDate(field: string, value: string): IsoInstant {
+  const parsed = parseIsoInstant(value, MOSCOW_OFFSET_MINUTES, true);
+  if (parsed) return parsed;
   throw validationError(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time with an offset');
 }
 
 /**
- * The instant a filter value names: a date-time as it is, a date Moscow's midnight of that day.
+ * The Moscow day (`YYYY-MM-DD`) a filter value names: a date as it is, a date-time the day containing it (P110).
  * @throws 400 `error_validation` naming `field` for anything else
  */
-function filterInstant(field: string, value: string): Date {
-  if (DATE_ONLY.test(value) && isCalendarDay(value))
-    return new Date(new Date(`${value}T00:00:00Z`).getTime() - MOSCOW_OFFSET_MS);
-  if (DATE_TIME.test(value)) {
-    const instant = new Date(value);
-    if (!Number.isNaN(instant.getTime())) return instant;
-  }
-  throw validationError(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time with an offset');
+function statisticsDay(field: string, value: string): string {
+  const parsed = parseFilterDate(field, value);
+  const day = parsed.dateOnly ? value : moscowDayOf(parsed.instant);
+  if (isCalendarDay(day)) return day;
+  throw validationError(field, 'must name a Moscow day from 0001-01-01 on');
 }
 
 /** The statuses named by `status` (comma-separated) and `campaignStatus`, intersected; undefined = any. */
@@ -248,7 +228,9 @@ export function resolveCampaignFilter(
     query: query === '' ? undefined : query,
     productExternalId: filter.productExternalId,
     startedFrom:
-      filter.dateStart === undefined ? undefined : filterInstant(`${path}dateStart`, filter.dateStart),
+      filter.dateStart === undefined
+        ? undefined
+        : parseFilterDate(`${path}dateStart`, filter.dateStart).instant,
     days,
     isStatCampaign: filter.isStatCampaign === true,
     sortBy: filter.sortBy,

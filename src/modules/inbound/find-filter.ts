@@ -3,6 +3,7 @@
  * read in the caller's `timeZone` (hours from UTC, default 0), single-day filters become half-open day ranges,
  * and every value we do not store (print, export, SystemA flags, brands, passages, boxes…) is dropped.
  */
+import { parseIsoInstant, type IsoInstant } from '../../domain/iso-date.ts';
 import { validationError } from '../../http/errors.ts';
 import type { CursorPosition } from '../../http/cursor.ts';
 import type { OrderFilterQuery, OrderFindQuery } from './schemas.ts';
@@ -35,52 +36,15 @@ export interface FindCriteria {
 }
 
 const DAY_MS = 86_400_000;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-
-interface ParsedDate {
-  instant: Date;
-  dateOnly: boolean;
-}
-
-/** A date-time: day, hours, minutes, optional seconds and fraction, optional offset (`Z`, `+03:00`, `+0300`). */
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
-
-/** Whether `YYYY-MM-DD` names a real calendar day (not 2026-02-30). */
-function isCalendarDay(day: string): boolean {
-  const date = new Date(`${day}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(day);
-}
-
-/** Minutes east of UTC of an ISO 8601 offset (`Z`, `+03:00`, `-0530`). */
-function offsetMinutes(offset: string): number {
-  if (offset.toUpperCase() === 'Z') return 0;
-  const digits = offset.slice(1).replace(':', '');
-  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2));
-  return offset.startsWith('-') ? -minutes : minutes;
-}
-
 /**
- * Parses an ISO 8601 date or date-time of a real calendar day. A date-only value is midnight in `timeZone` (hours
- * from UTC, spec §4.1), and so is a date-time without an offset read in it, never in the server's own zone (P22).
+ * Parses a filter's ISO 8601 date or date-time of a real calendar day. A date-only value is midnight in `timeZone`
+ * (hours from UTC, spec §4.1), and so is a date-time without an offset read in it, never in the server's own zone
+ * (P22).
  * @throws 400 `error_validation` naming `field` for anything else
  */
-export function parseDate(field: string, value: string, timeZone: number): ParsedDate {
-  if (DATE_ONLY.test(value)) {
-    if (isCalendarDay(value))
-      return { instant: new Date(Date.parse(`${value}T00:00:00Z`) - timeZone * 3_600_000), dateOnly: true };
-  } else {
-    const parts = DATE_TIME.exec(value);
-    if (parts) {
-      const [, day = '', hours = '', minutes = '', seconds = '00', fraction = '', offset] = parts;
-      const wallClock = Date.parse(
-        `${day}T${hours}:${minutes}:${seconds}.${fraction.padEnd(3, '0').slice(0, 3)}Z`,
-      );
-      if (!Number.isNaN(wallClock) && isCalendarDay(day) && Number(hours) < 24) {
-        const east = offset === undefined ? timeZone * 60 : offsetMinutes(offset);
-        return { instant: new Date(wallClock - east * 60_000), dateOnly: false };
-      }
-    }
-  }
+export function parseDate(field: string, value: string, timeZone: number): IsoInstant {
+  const parsed = parseIsoInstant(value, timeZone * 60);
+  if (parsed) return parsed;
   throw validationError(field, 'must be an ISO 8601 date (YYYY-MM-DD) or date-time of a real day');
 }
 
