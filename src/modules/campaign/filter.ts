@@ -19,6 +19,7 @@ import { validationError } from '../../http/errors.ts';
 import { Int32, Int64, MAX_PAGE, PagingQuery, RepeatedQuery } from '../../http/schemas.ts';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../connectors/market1/connector.ts';
 import { CampaignStatusSchema } from './schemas.ts';
+import { visibleText } from '../../domain/text.ts';
 
 /** The marketplace's calendar: statistics days are Moscow days (P110). */
 export const STATISTICS_TIME_ZONE = 'Europe/Moscow';
@@ -218,7 +219,7 @@ export function resolveCampaignFilter(
   };
   if (days.from !== undefined && days.to !== undefined && days.from > days.to)
     throw validationError(`${path}dateFrom`, 'must not be after dateTo');
-  const query = filter.query?.trim();
+  const query = visibleText(filter.query);
   return {
     clientId: scope.clientId,
     organizationIds: [...new Set(scope.organizationIds)],

@@ -37,6 +37,7 @@ import type {
 import { presentCampaign } from './presenter.ts';
 import { campaignRepository } from './repository.ts';
 import type { Campaign } from './schemas.ts';
+import { trimText } from '../../domain/text.ts';
 
 /** Days of statistics the first import reads, today included (P102). */
 export const FIRST_IMPORT_DAYS = 30;
@@ -122,7 +123,7 @@ function createRequest(body: CampaignCreateBody): Market1CampaignCreate {
       'type',
       'the marketplace creates only AUTO (unified bid) and IN_SEARCH_AND_CATALOG (manual bid) campaigns',
     );
-  const name = (body.name ?? body.campaignName ?? '').trim();
+  const name = trimText(body.name ?? body.campaignName ?? '');
   if (name === '') throw validationError('name', 'required');
   const products =
     body.nms !== undefined

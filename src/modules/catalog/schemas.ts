@@ -6,6 +6,7 @@
  */
 import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
 import { Type, type Static } from 'typebox';
+import { VISIBLE_TEXT } from '../../domain/text.ts';
 import {
   DateTime,
   Int64,
@@ -25,7 +26,7 @@ const EffectiveParams = Type.Optional(
   }),
 );
 
-const Name = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '\\S' });
+const Name = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: VISIBLE_TEXT });
 const Id = Int64();
 
 /** A brand of the client's catalog (reference Brand: `id` stands for `brandId`). */

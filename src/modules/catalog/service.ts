@@ -46,6 +46,7 @@ import type {
   ProductPatchBody,
   ProductRow,
 } from './schemas.ts';
+import { trimText, visibleText } from '../../domain/text.ts';
 
 /** PostgreSQL's unique_violation: a concurrent insert of the same name or article won. */
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
@@ -72,7 +73,7 @@ export class CatalogService {
       presentBrand(
         await dictionaryRepository.insertBrand(trx, {
           client_id: principal.clientId,
-          name: body.name.trim(),
+          name: trimText(body.name),
         }),
       ),
     );
@@ -94,7 +95,7 @@ export class CatalogService {
       await checkValues(trx, body.market1CategoryId ?? null, body.params ?? [], 'params');
       const category = await dictionaryRepository.insertCategory(trx, {
         client_id: principal.clientId,
-        name: body.name.trim(),
+        name: trimText(body.name),
         parent_id: body.parentId ?? null,
         market1_category_id: body.market1CategoryId ?? null,
       });
@@ -110,10 +111,15 @@ export class CatalogService {
     insert: (trx: Transaction<DB>) => Promise<T>,
   ): Promise<T> {
     const duplicate = async () => {
-      const existing = await dictionaryRepository.findByName(this.db, table, principal.clientId, name.trim());
+      const existing = await dictionaryRepository.findByName(
+        this.db,
+        table,
+        principal.clientId,
+        trimText(name),
+      );
       return (
         existing &&
-        new AppError('error_duplicate_name', { entity: table, name: name.trim(), id: existing.id })
+        new AppError('error_duplicate_name', { entity: table, name: trimText(name), id: existing.id })
       );
     };
     const known = await duplicate();
@@ -139,10 +145,10 @@ export class CatalogService {
     const page = query.page ?? 1;
     const criteria = {
       clientId: principal.clientId,
-      query: query.query,
+      query: visibleText(query.query),
       modifiedSince: query.modifiedDate === undefined ? undefined : new Date(query.modifiedDate),
     };
-    const { rows, total } = await this.searches.run(query.query !== undefined, async () => ({
+    const { rows, total } = await this.searches.run(criteria.query !== undefined, async () => ({
       rows: await dictionaryRepository.page(this.db, table, criteria, {
         ascending: query.ascending === true,
         limit,
@@ -170,7 +176,7 @@ export class CatalogService {
         const model = await modelRepository.insertModel(trx, {
           client_id: principal.clientId,
           organization_id: body.organizationId,
-          article: body.article.trim(),
+          article: trimText(body.article),
           title: body.title,
           name: body.name ?? null,
           description: body.description ?? null,
@@ -281,7 +287,7 @@ export class CatalogService {
           }
         }
         const updated = await modelRepository.update(trx, model.client_id, model.id, {
-          article: body.article.trim(),
+          article: trimText(body.article),
           title: body.title,
           name: body.name ?? null,
           description: body.description ?? null,
@@ -393,7 +399,7 @@ export class CatalogService {
     const { page, after } = resolvePaging(this.cursors, query, scope);
     const criteria = {
       clientId: principal.clientId,
-      query: query.query,
+      query: visibleText(query.query),
       modelId: query.modelId,
       article: query.article,
       barcode: query.barcode,
@@ -437,9 +443,9 @@ export class CatalogService {
       throw notFound('brand', body.brandId);
     const category = await dictionaryRepository.findCategory(trx, principal.clientId, body.categoryId);
     if (!category) throw notFound('category', body.categoryId);
-    const same = await modelRepository.findByArticle(trx, principal.clientId, body.article.trim());
+    const same = await modelRepository.findByArticle(trx, principal.clientId, trimText(body.article));
     if (same && same.id !== modelId)
-      throw new AppError('error_duplicate_article', { article: body.article.trim(), id: same.id });
+      throw new AppError('error_duplicate_article', { article: trimText(body.article), id: same.id });
     return category.market1_category_id;
   }
 
@@ -463,8 +469,8 @@ export class CatalogService {
   }
 
   private async duplicateArticle(principal: Principal, article: string): Promise<AppError> {
-    const same = await modelRepository.findByArticle(this.db, principal.clientId, article.trim());
-    return new AppError('error_duplicate_article', { article: article.trim(), id: same?.id ?? null });
+    const same = await modelRepository.findByArticle(this.db, principal.clientId, trimText(article));
+    return new AppError('error_duplicate_article', { article: trimText(article), id: same?.id ?? null });
   }
 
   private async insertView(

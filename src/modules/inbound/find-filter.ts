@@ -7,6 +7,7 @@ import { parseIsoInstant, type IsoInstant } from '../../domain/iso-date.ts';
 import { validationError } from '../../http/errors.ts';
 import type { CursorPosition } from '../../http/cursor.ts';
 import type { OrderFilterQuery, OrderFindQuery } from './schemas.ts';
+import { visibleText } from '../../domain/text.ts';
 
 /** A time range; `from` inclusive, `to` inclusive unless `toExclusive`. */
 export interface DateRange {
@@ -103,7 +104,9 @@ export function range(
 
 /** Whether `find`'s query matches a text (`query`, `product`, `containsArticle`), so takes its turn (P211). */
 export const isTextSearch = (query: OrderFindQuery): boolean =>
-  query.product !== undefined || query.containsArticle !== undefined || (query.query ?? '').trim() !== '';
+  query.product !== undefined ||
+  query.containsArticle !== undefined ||
+  visibleText(query.query) !== undefined;
 
 /**
  * Resolves `find`'s query (D4, D5.10). Date filters: `createdDateFrom/To` and `dateFrom/dateTo` on `created`,

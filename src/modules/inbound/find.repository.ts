@@ -19,6 +19,7 @@ import { likeContains } from '../../db/like.ts';
 import { CLOSED_ORDER_STATUSES, type OrderSortField } from './enums.ts';
 import type { DateRange, FindCriteria } from './find-filter.ts';
 import type { OrderRow } from './presenter.ts';
+import { visibleText } from '../../domain/text.ts';
 
 type OrderColumn = keyof DB['inbound_order'];
 type Eb = ExpressionBuilder<DB, 'inbound_order'>;
@@ -156,8 +157,8 @@ function conditions(eb: Eb, clientId: number, criteria: FindCriteria): Array<Exp
     const positionId = q.orderProductId;
     push(hasPosition(eb, (inner) => inner('inbound_order_product.id', '=', positionId)));
   }
-  if (q.query !== undefined && q.query.trim() !== '') {
-    const text = q.query.trim();
+  const text = visibleText(q.query);
+  if (text !== undefined) {
     const pattern = likeContains(text);
     const anyOf: Array<Expression<SqlBool>> = [
       eb('name', 'ilike', pattern),

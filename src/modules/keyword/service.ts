@@ -18,12 +18,13 @@ import type {
   KeywordGroupUpdateBody,
 } from './schemas.ts';
 import type { KeywordEntityType } from './tables.ts';
+import { trimText, visibleText } from '../../domain/text.ts';
 
 /** Trimmed, non-empty words without case-insensitive repeats, in order (D6.1). */
 export function normalizeWords(words: readonly string[]): string[] {
   const seen = new Set<string>();
   const result: string[] = [];
-  for (const word of words.map((text) => text.trim())) {
+  for (const word of words.map(trimText)) {
     if (word === '' || seen.has(word.toLowerCase())) continue;
     seen.add(word.toLowerCase());
     result.push(word);
@@ -33,7 +34,7 @@ export function normalizeWords(words: readonly string[]): string[] {
 
 /** The group name, trimmed. @throws 400 `error_empty_group_name` when blank */
 function groupName(name: string): string {
-  const trimmed = name.trim();
+  const trimmed = trimText(name);
   if (trimmed === '') throw new AppError('error_empty_group_name');
   return trimmed;
 }
@@ -59,11 +60,12 @@ export class KeywordService {
 
   /**
    * Groups whose name or one of whose keywords contains `word`, case-insensitive (D6.4): a search that takes its
-   * turn (P211).
+   * turn (P211); a blank `word` finds every group (P220).
    */
   async findGroups(principal: Principal, word: string): Promise<KeywordGroup[]> {
-    const ids = await this.searches.run(true, () =>
-      keywordRepository.groupIds(this.db, principal.clientId, word),
+    const text = visibleText(word);
+    const ids = await this.searches.run(text !== undefined, () =>
+      keywordRepository.groupIds(this.db, principal.clientId, text),
     );
     return this.load(this.db, principal, ids);
   }
@@ -121,7 +123,7 @@ export class KeywordService {
           const storedName = stored.get(keyword.id);
           if (storedName === undefined)
             throw validationError(`keywords.${index}.id`, 'is not a keyword of this group');
-          if (storedName.toLowerCase() !== keyword.name.trim().toLowerCase())
+          if (storedName.toLowerCase() !== trimText(keyword.name).toLowerCase())
             throw validationError(
               `keywords.${index}.name`,
               'a keyword is not renamed: send a new one without id',

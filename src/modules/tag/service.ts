@@ -17,6 +17,7 @@ import type {
   ProductTag,
   TagFindQuery,
 } from './schemas.ts';
+import { visibleText } from '../../domain/text.ts';
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
@@ -25,12 +26,6 @@ const present = (row: { id: number; name: string; client_id: number }): ProductT
   name: row.name,
   clientId: row.client_id,
 });
-
-/** A trimmed, non-empty name, or undefined. */
-const nameOf = (name: string | null | undefined) => {
-  const trimmed = name?.trim();
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
-};
 
 /** Operations of the tag group. */
 export class TagService {
@@ -45,7 +40,7 @@ export class TagService {
    * @throws 400 `error_tag_name_required` (missing or blank name), `error_duplicate_tag_name` `{0: name}` (P60)
    */
   async create(principal: Principal, rawName: string | null | undefined): Promise<ProductTag> {
-    const name = nameOf(rawName);
+    const name = visibleText(rawName);
     if (name === undefined) throw new AppError('error_tag_name_required');
     try {
       return await this.changes.run(async (trx) => {
@@ -70,7 +65,7 @@ export class TagService {
     rawName: string | null | undefined,
   ): Promise<ProductTag> {
     if (id === undefined || id === null) throw new AppError('error_tag_id_required');
-    const name = nameOf(rawName);
+    const name = visibleText(rawName);
     if (name === undefined) throw new AppError('error_tag_id_and_name_required');
     try {
       return await this.changes.run(async (trx) => {
@@ -102,8 +97,12 @@ export class TagService {
   async find(principal: Principal, query: TagFindQuery): Promise<FindResponseProductTag> {
     const limit = query.limit ?? 100;
     const page = query.page ?? 1;
-    const criteria = { clientId: principal.clientId, query: query.query, productId: query.productId };
-    const { rows, total } = await this.searches.run(query.query !== undefined, async () => ({
+    const criteria = {
+      clientId: principal.clientId,
+      query: visibleText(query.query),
+      productId: query.productId,
+    };
+    const { rows, total } = await this.searches.run(criteria.query !== undefined, async () => ({
       rows: await tagRepository.page(
         this.db,
         criteria,

@@ -4,6 +4,7 @@
  */
 import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
 import { Type, type Static } from 'typebox';
+import { VISIBLE_TEXT } from '../../domain/text.ts';
 import { EVENT_TYPES } from '../../events/outbox.ts';
 import { StringEnum } from '../../domain/enums.ts';
 import {
@@ -35,7 +36,7 @@ export const WebhookCreateBody = Type.Object({
   name: Type.String({
     minLength: 1,
     maxLength: 200,
-    pattern: '\\S',
+    pattern: VISIBLE_TEXT,
     description: 'Webhook name (stored trimmed; not blank)',
   }),
   url: Type.String({

@@ -33,6 +33,7 @@ import type {
   WebhookDeliveryPage,
 } from './schemas.ts';
 import { assertSafeWebhookUrl, UnsafeTargetError } from '../../connectors/url-guard.ts';
+import { trimText } from '../../domain/text.ts';
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
@@ -85,7 +86,7 @@ export class WebhookService {
       const row = await webhookRepository.insert(trx, {
         client_id: principal.clientId,
         organization_id: body.organizationId,
-        name: body.name.trim(),
+        name: trimText(body.name),
         url: body.url,
         types,
         secret: this.secrets.seal(secret),
