@@ -132,6 +132,20 @@ export async function buildApp(
         securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } },
       },
       security: [{ token: [] }],
+      tags: [
+        {
+          name: 'inbound',
+          description: 'Warehouse receiving documents, their positions and cargo places (§4.1)',
+        },
+        { name: 'keyword', description: 'Keyword groups and their bindings to the catalog (§4.2)' },
+        { name: 'receipt', description: 'Fiscal receipts of receiving documents (§4.3)' },
+        { name: 'webhook', description: 'Webhook subscriptions and their delivery log (§4.4, §6)' },
+        { name: 'tag', description: 'Product tags (§4.5)' },
+        { name: 'campaign', description: 'Advertising campaigns, statistics and XLSX exports (§4.6)' },
+        { name: 'catalog', description: 'Brands, categories, models and products (§4.7)' },
+        { name: 'catalog dictionaries', description: "The marketplace's categories and parameters (§4.7)" },
+        { name: 'task', description: 'Background tasks and their files (TmsTask, D10)' },
+      ],
     },
     transform: transformRoute,
     refResolver: {

@@ -16,12 +16,14 @@ afterAll(async () => {
 interface OpenApiDocument {
   openapi: string;
   servers: Array<{ url: string }>;
+  tags: Array<{ name: string; description: string }>;
   paths: Record<
     string,
     Record<
       string,
       {
         operationId?: string;
+        tags?: string[];
         parameters?: Array<{ in: string; name: string; required?: boolean }>;
         responses: Record<string, { content?: Record<string, unknown> }>;
       }
@@ -109,8 +111,13 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('names every operation once, declares the server and the hal+json answers of inbound', async () => {
+  it('names every operation once, declares the server, the tags and the hal+json answers of inbound', async () => {
     const document = (await t.app.inject('/openapi.json')).json<OpenApiDocument>();
+    const declared = document.tags.map((tag) => tag.name);
+    const used = Object.values(document.paths).flatMap((methods) =>
+      Object.values(methods).flatMap((operation) => operation.tags ?? []),
+    );
+    expect(new Set(declared)).toEqual(new Set(used));
     expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
     const ids = Object.values(document.paths).flatMap((methods) =>
       Object.values(methods).map((operation) => operation.operationId),
@@ -136,6 +143,7 @@ describe('GET /openapi.json', () => {
       const label = `${method.toUpperCase()} ${path}`;
       if (method === 'get') {
         expect(header, label).toBeUndefined();
+        expect(Object.keys(operation?.responses ?? {}), label).not.toContain('409');
         continue;
       }
       expect(header, label).toMatchObject({ name: 'Idempotency-Key', required: false });

@@ -3282,15 +3282,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             /** @description Rate limited (`error_rate_limited`): the token spent its quota of the window. Every counted answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10). */
             429: {
                 headers: {
@@ -3393,15 +3384,6 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3981,15 +3963,6 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4669,15 +4642,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             /** @description Rate limited (`error_rate_limited`): the token spent its quota of the window. Every counted answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10). */
             429: {
                 headers: {
@@ -4898,15 +4862,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             /** @description Rate limited (`error_rate_limited`): the token spent its quota of the window. Every counted answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10). */
             429: {
                 headers: {
@@ -5068,15 +5023,6 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5264,15 +5210,6 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5496,15 +5433,6 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5903,15 +5831,6 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Default Response */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,7 +31,6 @@ import {
 } from './schemas.ts';
 
 const tags = ['catalog'];
-const errors = { ...errorResponses, 409: Type.Ref('ErrorResponse') };
 
 /** The catalog operations over the group's service. */
 export const catalogRoutes =
@@ -47,7 +46,7 @@ export const catalogRoutes =
           tags,
           summary: 'Create a brand (names unique per client, case-insensitive)',
           body: BrandCreateBody,
-          response: { 200: Type.Ref('Brand'), ...errors },
+          response: { 200: Type.Ref('Brand'), ...errorResponses },
         },
       },
       (request) => catalog.createBrand(request.principal, request.body),
@@ -59,7 +58,7 @@ export const catalogRoutes =
           tags,
           summary: 'Find brands by name substring',
           querystring: NameFindQuery,
-          response: { 200: BrandPage, ...errors },
+          response: { 200: BrandPage, ...errorResponses },
         },
       },
       (request) => catalog.findNamed<Brand>(request.principal, 'brand', request.query),
@@ -71,7 +70,7 @@ export const catalogRoutes =
           tags,
           summary: 'Create a category (names unique per client, case-insensitive)',
           body: CategoryCreateBody,
-          response: { 200: Type.Ref('Category'), ...errors },
+          response: { 200: Type.Ref('Category'), ...errorResponses },
         },
       },
       (request) => catalog.createCategory(request.principal, request.body),
@@ -83,7 +82,7 @@ export const catalogRoutes =
           tags,
           summary: 'Find categories by name substring',
           querystring: NameFindQuery,
-          response: { 200: CategoryPage, ...errors },
+          response: { 200: CategoryPage, ...errorResponses },
         },
       },
       (request) => catalog.findNamed<Category>(request.principal, 'category', request.query),
@@ -96,7 +95,7 @@ export const catalogRoutes =
           summary:
             'Create a model card with its colour variants and sizes (raises CREATE_PRODUCT per product)',
           body: ModelCreateBody,
-          response: { 200: Type.Ref('ProductModel'), ...errors },
+          response: { 200: Type.Ref('ProductModel'), ...errorResponses },
         },
       },
       (request) => catalog.createModel(request.principal, request.body),
@@ -111,7 +110,7 @@ export const catalogRoutes =
             'The complete model with its variants and sizes; withParams=true adds effective parameter values',
           params: ModelParams,
           querystring: ModelGetQuery,
-          response: { 200: Type.Ref('ProductModel'), ...errors },
+          response: { 200: Type.Ref('ProductModel'), ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -137,7 +136,7 @@ export const catalogRoutes =
           summary: 'Replace the editable structure of a model (versionId or If-Match required; stale → 409)',
           params: ModelParams,
           body: ModelReplaceBody,
-          response: { 200: Type.Ref('ProductModel'), ...errors },
+          response: { 200: Type.Ref('ProductModel'), ...errorResponses },
         },
       },
       (request) => {
@@ -158,7 +157,7 @@ export const catalogRoutes =
             'Change one final product by a JSON merge patch (application/merge-patch+json or application/json)',
           params: ProductParams,
           body: ProductPatchBody,
-          response: { 200: Type.Ref('Product'), ...errors },
+          response: { 200: Type.Ref('Product'), ...errorResponses },
         },
       },
       (request) => {
@@ -183,7 +182,7 @@ export const catalogRoutes =
           tags,
           summary: 'Product search: lightweight rows, stable id order; count only when asked',
           querystring: ProductFindQuery,
-          response: { 200: ProductPage, ...errors },
+          response: { 200: ProductPage, ...errorResponses },
         },
       },
       // Ready JSON text: Fastify sends it as it is (no second serialization).

@@ -32,7 +32,6 @@ import {
 
 const HAL = 'application/hal+json; charset=utf-8';
 const tags = ['inbound'];
-const errors = { ...errorResponses, 409: Type.Ref('ErrorResponse') };
 
 /** The sixteen operations of spec §4.1 over the group's services. */
 export const inboundRoutes =
@@ -45,7 +44,7 @@ export const inboundRoutes =
           tags,
           summary: 'Create a document',
           body: OrderCreateBody,
-          response: { 200: Order, ...errors },
+          response: { 200: Order, ...errorResponses },
         },
       },
       async (request, reply) => reply.type(HAL).send(await orders.create(request.principal, request.body)),
@@ -59,7 +58,7 @@ export const inboundRoutes =
           tags,
           summary: 'Change a document',
           body: OrderPatchBody,
-          response: { 200: Order, ...errors },
+          response: { 200: Order, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -75,7 +74,7 @@ export const inboundRoutes =
           tags,
           summary: 'Find documents',
           querystring: OrderFindQuery,
-          response: { 200: FindResponseOrder, ...errors },
+          response: { 200: FindResponseOrder, ...errorResponses },
         },
       },
       async (request, reply) =>
@@ -89,7 +88,7 @@ export const inboundRoutes =
           tags,
           summary: 'Cargo places of a document',
           querystring: OrderIdQuery,
-          response: { 200: Type.Array(OrderPackage), ...errors },
+          response: { 200: Type.Array(OrderPackage), ...errorResponses },
         },
       },
       async (request, reply) =>
@@ -104,7 +103,7 @@ export const inboundRoutes =
           summary: 'Replace the cargo places of a document',
           querystring: OrderIdQuery,
           body: PackagesBody,
-          response: { 200: EmptyResponse, ...errors },
+          response: { 200: EmptyResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -120,7 +119,7 @@ export const inboundRoutes =
           tags,
           summary: 'Set the marking status',
           querystring: MarkingStatusQuery,
-          response: { 200: EmptyResponse, ...errors },
+          response: { 200: EmptyResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -140,7 +139,7 @@ export const inboundRoutes =
           tags,
           summary: 'Remove the stock created at receiving',
           querystring: OrderIdQuery,
-          response: { 200: EmptyResponse, ...errors },
+          response: { 200: EmptyResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -157,7 +156,7 @@ export const inboundRoutes =
           summary: 'Set the status of several documents (all or nothing)',
           querystring: StatusQuery,
           body: BulkStatusBody,
-          response: { 200: EmptyResponse, ...errors },
+          response: { 200: EmptyResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -175,7 +174,7 @@ export const inboundRoutes =
           summary: 'A document with its products',
           params: OrderIdParams,
           querystring: OrderGetQuery,
-          response: { 200: Order, ...errors },
+          response: { 200: Order, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -203,7 +202,7 @@ export const inboundRoutes =
           summary: 'Delete a document; deleted=false restores it',
           params: OrderIdParams,
           querystring: DeleteQuery,
-          response: { 200: EmptyResponse, ...errors },
+          response: { 200: EmptyResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -225,7 +224,7 @@ export const inboundRoutes =
           summary: 'Add a product',
           params: OrderIdParams,
           body: OrderProductInput,
-          response: { 200: OrderProduct, ...errors },
+          response: { 200: OrderProduct, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -246,7 +245,7 @@ export const inboundRoutes =
           summary: 'Update a product',
           params: OrderIdParams,
           body: OrderProductInput,
-          response: { 200: OrderProduct, ...errors },
+          response: { 200: OrderProduct, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -266,7 +265,7 @@ export const inboundRoutes =
           summary: 'Set the status of a document',
           params: OrderIdParams,
           querystring: StatusQuery,
-          response: { 200: EmptyResponse, ...errors },
+          response: { 200: EmptyResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -286,7 +285,7 @@ export const inboundRoutes =
           tags,
           summary: 'Fix divergences',
           params: OrderIdParams,
-          response: { 200: EmptyResponse, ...errors },
+          response: { 200: EmptyResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
@@ -302,7 +301,7 @@ export const inboundRoutes =
           tags,
           summary: 'Packing divergence',
           params: OrderIdParams,
-          response: { 200: TotalDivergence, ...errors },
+          response: { 200: TotalDivergence, ...errorResponses },
         },
       },
       async (request, reply) =>
@@ -319,7 +318,7 @@ export const inboundRoutes =
           summary: 'History of a document, newest first',
           params: OrderIdParams,
           querystring: OrderFilterQuery,
-          response: { 200: PageFindResponseOrderHistory, ...errors },
+          response: { 200: PageFindResponseOrderHistory, ...errorResponses },
         },
       },
       async (request, reply) =>
