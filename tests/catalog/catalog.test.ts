@@ -255,6 +255,7 @@ describe('PUT /api/model/{modelId}', () => {
     });
     expect(ok.statusCode, ok.body).toBe(200);
     expectError(await call('PUT', `/api/model/${model.id}`, body), 409, 'error_version_conflict', {
+      entity: 'model',
       currentVersionId: 2,
     });
   });
@@ -284,6 +285,7 @@ describe('PATCH /api/product/{productId}', () => {
       await call('PATCH', `/api/product/${product?.id}`, { name: 'late', versionId: 1 }),
       409,
       'error_version_conflict',
+      { entity: 'model', id: String(model.id), currentVersionId: 3 },
     );
     expectValidation(await call('PATCH', `/api/product/${product?.id}`, { name: null }), 'name');
     expectError(

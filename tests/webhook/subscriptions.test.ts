@@ -89,7 +89,7 @@ describe('POST /api/webhook/', () => {
   it('validates name, types and organization', async () => {
     const cases: Array<[object, string]> = [
       [{ types: [] }, 'types'],
-      [{ types: ['CREATE_ORDER', 'SOMETHING'] }, 'types'],
+      [{ types: ['CREATE_ORDER', 'SOMETHING'] }, 'types.1'],
       [{ types: undefined }, 'types'],
       [{ name: '' }, 'name'],
       [{ name: '   ' }, 'name'],

@@ -259,6 +259,7 @@ export class CatalogService {
         if (!model) throw notFound('model', id);
         if (body.versionId !== model.version_id)
           throw new AppError('error_version_conflict', {
+            entity: 'model',
             id: String(id),
             currentVersionId: model.version_id,
           });
@@ -372,6 +373,7 @@ export class CatalogService {
         (modelId !== undefined && modelId !== product.model_id)
       )
         throw new AppError('error_version_conflict', {
+          entity: 'model',
           id: String(product.model_id),
           currentVersionId: product.model_version_id,
         });

@@ -62,15 +62,18 @@ export class WebhookService {
 
   /**
    * Creates a subscription (D9.1) and returns it with its secret.
-   * @throws 400 `error_validation` on `types` (empty or unknown kind) or `url` (not http(s), or a refused target, D9.4)
+   * @throws 400 `error_validation` on `types` (empty) or `types.<index>` (an unknown kind) or `url` (not http(s), or a refused target, D9.4)
    * @throws 400 `error_organization_not_found` when the organization is not the caller's client's
    */
   async create(principal: Principal, body: WebhookCreateBody): Promise<CreatedWebhook> {
+    if (body.types.length === 0) throw validationError('types', 'at least one event kind is required');
+    const unknown = body.types.findIndex((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+    if (unknown !== -1)
+      throw validationError(
+        `types.${unknown}`,
+        `unknown kind ${body.types[unknown]}; must be one of ${EVENT_TYPES.join(', ')}`,
+      );
     const types = [...new Set(body.types)];
-    if (types.length === 0) throw validationError('types', 'at least one event kind is required');
-    const unknown = types.find((type) => !(EVENT_TYPES as readonly string[]).includes(type));
-    if (unknown !== undefined)
-      throw validationError('types', `unknown kind ${unknown}; must be one of ${EVENT_TYPES.join(', ')}`);
     if (!(await organizationRepository.findOfClient(this.db, principal.clientId, body.organizationId))) {
       throw new AppError('error_organization_not_found', { organizationId: body.organizationId });
     }
