@@ -337,7 +337,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** History of a document, newest first */
+        /**
+         * History of a document, newest first
+         * @description Takes the filter set of find (reference OrderFilter) and applies `limit`, `page`, `count` and `dateFrom`/`dateTo` on the change date; the other parameters, `sortBy` and `ascending` included, are accepted and ignored (decision P23).
+         */
         get: operations["getInboundByOrderIdHistory"];
         put?: never;
         post?: never;

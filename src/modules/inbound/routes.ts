@@ -316,6 +316,10 @@ export const inboundRoutes =
         schema: {
           tags,
           summary: 'History of a document, newest first',
+          description:
+            'Takes the filter set of find (reference OrderFilter) and applies `limit`, `page`, `count` and ' +
+            '`dateFrom`/`dateTo` on the change date; the other parameters, `sortBy` and `ascending` included, ' +
+            'are accepted and ignored (decision P23).',
           params: OrderIdParams,
           querystring: OrderFilterQuery,
           response: { 200: PageFindResponseOrderHistory, ...errorResponses },
