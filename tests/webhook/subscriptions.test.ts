@@ -62,6 +62,28 @@ describe('POST /api/webhook/', () => {
     expect(rows.every((row) => !('secret' in row))).toBe(true);
   });
 
+  it('shows a password in the URL as *** and keeps it for the deliveries (P221)', async () => {
+    const url = 'http://receiver:pa55w0rd@93.184.215.14/hooks/orders?account=7';
+    const shown = 'http://receiver:***@93.184.215.14/hooks/orders?account=7';
+    const created = (await create(account.writeToken, body({ url }))).json<{ id: number; url: string }>();
+    expect(created.url).toBe(shown);
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/webhook/',
+      headers: { authorization: account.readToken },
+    });
+    expect(list.json<Array<{ id: number; url: string }>>().find((row) => row.id === created.id)?.url).toBe(
+      shown,
+    );
+    expect(list.body).not.toContain('pa55w0rd');
+    const stored = await t.runtime.database.db
+      .selectFrom('webhook')
+      .select('url')
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.url).toBe(url);
+  });
+
   it('accepts a subscription as GET lists it, ignoring its read-only fields (P32)', async () => {
     const first = (await create(account.writeToken, body({ name: '  listed ' }))).json<
       Record<string, unknown>

@@ -4,11 +4,22 @@ import type { WebhookDeliveryTable, WebhookTable } from '../../db/schema.ts';
 import type { EventType } from '../../events/outbox.ts';
 import type { CreatedWebhook, RotatedWebhook, Webhook, WebhookDelivery } from './schemas.ts';
 
-/** A subscription without its secret. */
+/**
+ * The subscription's `url` as answers show it: a password in it (`https://user:password@host/…`) is a credential
+ * of the receiver, so it reads `***` there, as the secret is not shown again (P221); deliveries use the stored URL.
+ */
+function shownUrl(url: string): string {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (!parsed?.password) return url;
+  parsed.password = '***';
+  return parsed.href;
+}
+
+/** A subscription without its secret, its URL without a password (P221). */
 export const presentWebhook = (row: Selectable<WebhookTable>): Webhook => ({
   id: row.id,
   name: row.name,
-  url: row.url,
+  url: shownUrl(row.url),
   clientId: row.client_id,
   organizationId: row.organization_id,
   types: row.types as EventType[],
