@@ -55,6 +55,10 @@ describe('keyword groups', () => {
     expect(updated.keywords.map((keyword) => keyword.name)).toEqual(['linen', 'beach', 'BEACH wear', 'sun']);
     const listed = await ok<KeywordGroup[]>('GET', '/api/keyword/group', undefined, account.readToken);
     expect(listed.map((item) => item.id)).toContain(group.id);
+    await newGroup('Autumn', ['wool']);
+    const ids = (await ok<KeywordGroup[]>('GET', '/api/keyword/group')).map((item) => item.id);
+    expect(ids.length).toBeGreaterThan(1);
+    expect(ids, 'creation order (P60)').toEqual([...ids].sort((a, b) => a - b));
     expectError(await call('POST', '/api/keyword/group?groupName=%20', ['x']), 400, 'error_empty_group_name');
     expectValidation(await call('POST', '/api/keyword/group', ['x']), 'groupName');
   });

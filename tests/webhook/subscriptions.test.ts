@@ -72,9 +72,11 @@ describe('POST /api/webhook/', () => {
       url: '/api/webhook/',
       headers: { authorization: account.readToken },
     });
-    expect(list.json<Array<{ id: number; url: string }>>().find((row) => row.id === created.id)?.url).toBe(
-      shown,
-    );
+    const rows = list.json<Array<{ id: number; url: string }>>();
+    expect(rows.find((row) => row.id === created.id)?.url).toBe(shown);
+    const ids = rows.map((row) => row.id);
+    expect(ids.length).toBeGreaterThan(1);
+    expect(ids, 'creation order (P30)').toEqual([...ids].sort((a, b) => a - b));
     expect(list.body).not.toContain('pa55w0rd');
     const stored = await t.runtime.database.db
       .selectFrom('webhook')
