@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/test-app.ts';
 import { createAccount } from '../helpers/factories.ts';
+import { AccountService } from '../../src/modules/accounts/service.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -74,6 +75,27 @@ describe('admin API', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: 'error_validation', params: { field: 'name' } });
+    const blank = await t.app.inject({
+      method: 'POST',
+      url: '/admin/clients',
+      headers: admin,
+      payload: { name: ' \u200B ' },
+    });
+    expect(blank.json()).toMatchObject({ error: 'error_validation', params: { field: 'name' } });
+  });
+
+  it('stores names without invisible edges and refuses blank ones from the command line too (P220)', async () => {
+    const accounts = new AccountService(t.runtime.database.db, t.runtime.secrets);
+    const client = await accounts.createClient({ name: '\uFEFF Shop LLC \u200B' });
+    expect(client.name).toBe('Shop LLC');
+    expect((await accounts.createUser(client.id, { name: ' Anna ' })).name).toBe('Anna');
+    await expect(accounts.createOrganization(client.id, { name: '\u200B' })).rejects.toMatchObject({
+      code: 'error_validation',
+      params: { field: 'name' },
+    });
+    await expect(accounts.updateClient(client.id, { name: '  ' })).rejects.toMatchObject({
+      code: 'error_validation',
+    });
   });
 
   it("checks cash-register settings carry what the provider's receipts need, naming the missing field", async () => {

@@ -1,6 +1,7 @@
 /** Request and response schemas of the operator (admin) API, decision D1.4. */
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../domain/enums.ts';
+import { VISIBLE_TEXT } from '../../domain/text.ts';
 import { Int64String, Nullable } from '../../http/schemas.ts';
 import { TAXATION_SYSTEMS } from '../../connectors/cash-register/connector.ts';
 
@@ -15,7 +16,7 @@ const Access = Type.Union([Type.Literal('READ'), Type.Literal('WRITE')]);
 const Id = Type.Integer({ format: 'int64' });
 
 export const ClientCreateBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT }),
   subscriptionExpiresAt: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
 });
 export type ClientCreateBody = Static<typeof ClientCreateBody>;
@@ -31,7 +32,7 @@ export const Client = Type.Object({
 export type Client = Static<typeof Client>;
 
 export const OrganizationCreateBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT }),
   inn: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
 });
 export type OrganizationCreateBody = Static<typeof OrganizationCreateBody>;
@@ -45,7 +46,7 @@ export const Organization = Type.Object({
 export type Organization = Static<typeof Organization>;
 
 export const UserCreateBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: VISIBLE_TEXT }),
   lang: Type.Optional(Lang),
   role: Type.Optional(Role),
 });

@@ -11,6 +11,7 @@ import type { DB } from '../../db/schema.ts';
 import { notifyChange, type ChangeNotifier } from '../../db/notifications.ts';
 import { generateToken, hashToken } from '../../http/auth.ts';
 import { notFound, validationError } from '../../http/errors.ts';
+import { visibleText } from '../../domain/text.ts';
 import { missingCompanyDetail, type CompanyDetails } from '../../connectors/cash-register/connector.ts';
 import { assertProviderUrl, UnsafeTargetError } from '../../connectors/url-guard.ts';
 import {
@@ -58,6 +59,16 @@ const COMPANY_DETAIL_NAMES: Record<keyof CompanyDetails, string> = {
   taxationSystem: 'taxation system',
 };
 
+/**
+ * A client's, organization's or user's name as stored: without invisible edges (P220).
+ * @throws 400 `error_validation` on `name` when nothing visible remains
+ */
+function accountName(name: string): string {
+  const visible = visibleText(name);
+  if (visible === undefined) throw validationError('name', 'must not be blank');
+  return visible;
+}
+
 /** Account operations over one database. */
 export class AccountService {
   /**
@@ -74,7 +85,7 @@ export class AccountService {
   /** Creates a client (account). */
   async createClient(body: ClientCreateBody): Promise<Client> {
     const row = await clientRepository.insert(this.db, {
-      name: body.name,
+      name: accountName(body.name),
       subscription_expires_at: body.subscriptionExpiresAt ?? null,
     });
     return presentClient(row);
@@ -90,7 +101,7 @@ export class AccountService {
     }
     const client = await this.db.transaction().execute(async (trx) => {
       const row = await clientRepository.update(trx, clientId, {
-        ...(body.name !== undefined && { name: body.name }),
+        ...(body.name !== undefined && { name: accountName(body.name) }),
         ...(body.subscriptionExpiresAt !== undefined && {
           subscription_expires_at: body.subscriptionExpiresAt,
         }),
@@ -108,7 +119,7 @@ export class AccountService {
     await this.requireClient(clientId);
     const row = await organizationRepository.insert(this.db, {
       client_id: clientId,
-      name: body.name,
+      name: accountName(body.name),
       inn: body.inn ?? null,
     });
     return presentOrganization(row);
@@ -119,7 +130,7 @@ export class AccountService {
     await this.requireClient(clientId);
     const row = await userRepository.insert(this.db, {
       client_id: clientId,
-      name: body.name,
+      name: accountName(body.name),
       lang: body.lang ?? null,
       role: body.role ?? 'OWNER',
     });
