@@ -193,6 +193,21 @@ const deliveries: ListKit = {
   },
 };
 
+/** Brand or category find (by id, P172); names are unique per client (P41). */
+const dictionaryKit = (table: 'brand' | 'category'): ListKit => ({
+  url: () => `/api/${table}/find`,
+  async insert(account, count) {
+    for (let row = 0; row < count; row += 1)
+      await sql`insert into ${sql.table(table)} (client_id, name) values (${account.clientId}, ${randomUUID()})`.execute(
+        db(),
+      );
+  },
+  async remove(account, ids) {
+    await sql`delete from ${sql.table(table)} where client_id = ${account.clientId} and id = any(${ids}::bigint[])
+      and id <> all(${[account.brandId, account.categoryId]}::bigint[])`.execute(db());
+  },
+});
+
 /** A sort order; `implicit` for a list with one order and no sort parameters (the delivery log: newest first). */
 type Sort = { sortBy?: string; ascending: boolean; implicit?: true };
 const both = (fields: readonly (string | undefined)[]): Sort[] =>
@@ -208,6 +223,8 @@ const LISTS: Array<{ name: string; kit: ListKit; sorts: Sort[] }> = [
   { name: 'getCampaigns', kit: campaigns, sorts: both([undefined, ...CAMPAIGN_SORT_FIELDS]) },
   { name: 'findTask', kit: tasks, sorts: both(TASK_SORT_FIELDS) },
   { name: 'webhook delivery log', kit: deliveries, sorts: [{ ascending: false, implicit: true }] },
+  { name: 'brand find', kit: dictionaryKit('brand'), sorts: both([undefined]) },
+  { name: 'category find', kit: dictionaryKit('category'), sorts: both([undefined]) },
 ];
 
 interface PageBody {

@@ -4979,6 +4979,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
                 /** @description Case-insensitive substring of the name */
                 query?: string;
                 /** @description Only those changed at or after this time (D4.5) */
@@ -5002,6 +5004,8 @@ export interface operations {
                         rows: components["schemas"]["Brand"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -5166,6 +5170,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
                 /** @description Case-insensitive substring of the name */
                 query?: string;
                 /** @description Only those changed at or after this time (D4.5) */
@@ -5189,6 +5195,8 @@ export interface operations {
                         rows: components["schemas"]["Category"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };

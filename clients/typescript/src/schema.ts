@@ -4980,6 +4980,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
                 /** @description Case-insensitive substring of the name */
                 query?: string;
                 /** @description Only those changed at or after this time (D4.5) */
@@ -5003,6 +5005,8 @@ export interface operations {
                         rows: components["schemas"]["Brand"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -5167,6 +5171,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
                 /** @description Case-insensitive substring of the name */
                 query?: string;
                 /** @description Only those changed at or after this time (D4.5) */
@@ -5190,6 +5196,8 @@ export interface operations {
                         rows: components["schemas"]["Category"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };

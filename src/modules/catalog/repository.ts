@@ -61,17 +61,23 @@ export const dictionaryRepository = {
       .where('client_id', '=', clientId)
       .where('id', '=', id)
       .executeTakeFirst()) !== undefined,
-  /** A page of the client's brands or categories matching `criteria`, by id in the asked direction. */
+  /**
+   * A page of the client's brands or categories matching `criteria`, by id in the asked direction: `offset` rows
+   * skipped, or those after `afterId` (keyset pagination, P172).
+   */
   page: (
     db: Kysely<DB>,
     table: 'brand' | 'category',
     criteria: NamedCriteria,
-    page: { ascending: boolean; limit: number; offset: number },
+    page: { ascending: boolean; limit: number; offset: number; afterId?: number },
   ) =>
     db
       .selectFrom(table)
       .selectAll()
       .where((eb) => namedConditions(eb, criteria))
+      .$if(page.afterId !== undefined, (qb) =>
+        qb.where('id', page.ascending ? '>' : '<', page.afterId as number),
+      )
       .orderBy('id', page.ascending ? 'asc' : 'desc')
       .limit(page.limit)
       .offset(page.offset)

@@ -12,7 +12,6 @@ import {
   Int64,
   Int64String,
   Nullable,
-  Page,
   PagingQuery,
   ReadOnlyFields,
   RepeatedQuery,
@@ -66,6 +65,7 @@ export type CategoryCreateBody = Static<typeof CategoryCreateBody>;
 /** Query of `GET /api/brand/find` and `GET /api/category/find` (D4): by id, newest first unless `ascending`. */
 export const NameFindQuery = Type.Object({
   ...PagingQuery,
+  ...CursorQuery,
   query: Type.Optional(
     Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' }),
   ),
@@ -74,8 +74,8 @@ export const NameFindQuery = Type.Object({
 });
 export type NameFindQuery = Static<typeof NameFindQuery>;
 
-export const BrandPage = Page(Type.Ref('Brand'), { title: 'FindResponseBrand' });
-export const CategoryPage = Page(Type.Ref('Category'), { title: 'FindResponseCategory' });
+export const BrandPage = KeysetPage(Type.Ref('Brand'), { title: 'FindResponseBrand' });
+export const CategoryPage = KeysetPage(Type.Ref('Category'), { title: 'FindResponseCategory' });
 
 /** A final product (one size of a colour variant; reference Product). */
 export const Product = Type.Object(

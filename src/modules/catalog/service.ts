@@ -51,7 +51,8 @@ import { trimText, visibleText } from '../../domain/text.ts';
 /** PostgreSQL's unique_violation: a concurrent insert of the same name or article won. */
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
-type Page<T> = { rows: T[]; page: number; total?: number };
+/** A page of rows (D4.2) with the cursor of the next one (P172). */
+type KeysetPageOf<T> = { rows: T[]; page: number; total?: number; nextCursor?: string };
 
 /** Operations of the catalog group. */
 export class CatalogService {
@@ -133,16 +134,20 @@ export class CatalogService {
   }
 
   /**
-   * A page of the client's brands or categories by id, newest first unless `ascending` (D4.4); `query` is a
-   * case-insensitive name substring (D4), a search that takes its turn (P211); `modifiedDate` a lower bound (D4.5).
+   * A page of the client's brands or categories by id, newest first unless `ascending` (D4.4), by `page` or after
+   * a `cursor` (P172); `query` is a case-insensitive name substring (D4), a search that takes its turn (P211);
+   * `modifiedDate` a lower bound (D4.5).
+   * @throws AppError `error_validation` for a cursor that is not this list's or is sent with `page`
    */
   async findNamed<T>(
     principal: Principal,
     table: 'brand' | 'category',
     query: NameFindQuery,
-  ): Promise<Page<T>> {
+  ): Promise<KeysetPageOf<T>> {
     const limit = query.limit ?? 100;
-    const page = query.page ?? 1;
+    const ascending = query.ascending === true;
+    const scope = { list: `${table}.find`, clientId: principal.clientId, sortBy: 'ID', ascending };
+    const { page, after } = resolvePaging(this.cursors, query, scope);
     const criteria = {
       clientId: principal.clientId,
       query: visibleText(query.query),
@@ -150,14 +155,21 @@ export class CatalogService {
     };
     const { rows, total } = await this.searches.run(criteria.query !== undefined, async () => ({
       rows: await dictionaryRepository.page(this.db, table, criteria, {
-        ascending: query.ascending === true,
-        limit,
-        offset: (page - 1) * limit,
+        ascending,
+        limit: limit + 1,
+        offset: after === undefined ? (page - 1) * limit : 0,
+        afterId: after?.id,
       }),
       total: query.count ? await dictionaryRepository.count(this.db, table, criteria) : undefined,
     }));
     const present = (table === 'brand' ? presentBrand : presentCategory) as (row: (typeof rows)[number]) => T;
-    return { rows: rows.map(present), page, ...(total !== undefined && { total }) };
+    const cut = cutPage(this.cursors, scope, rows, limit, page, (row) => ({ value: null, id: row.id }));
+    return {
+      rows: cut.rows.map(present),
+      page,
+      ...(total !== undefined && { total }),
+      ...(cut.nextCursor !== undefined && { nextCursor: cut.nextCursor }),
+    };
   }
 
   /**
