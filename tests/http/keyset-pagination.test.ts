@@ -208,6 +208,21 @@ const dictionaryKit = (table: 'brand' | 'category'): ListKit => ({
   },
 });
 
+const tags: ListKit = {
+  url: () => '/api/tag/find',
+  async insert(account, count) {
+    // Names unique ignoring case (D7.1), in mixed case: the name sort ignores case, so must its cursor.
+    for (let row = 0; row < count; row += 1)
+      await sql`insert into product_tag (client_id, name)
+        values (${account.clientId}, ${`${pick(['alpha', 'Beta', 'GAMMA'])} ${randomUUID()}`})`.execute(db());
+  },
+  async remove(account, ids) {
+    await sql`delete from product_tag where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
+      db(),
+    );
+  },
+};
+
 /** A sort order; `implicit` for a list with one order and no sort parameters (the delivery log: newest first). */
 type Sort = { sortBy?: string; ascending: boolean; implicit?: true };
 const both = (fields: readonly (string | undefined)[]): Sort[] =>
@@ -223,6 +238,7 @@ const LISTS: Array<{ name: string; kit: ListKit; sorts: Sort[] }> = [
   { name: 'getCampaigns', kit: campaigns, sorts: both([undefined, ...CAMPAIGN_SORT_FIELDS]) },
   { name: 'findTask', kit: tasks, sorts: both(TASK_SORT_FIELDS) },
   { name: 'webhook delivery log', kit: deliveries, sorts: [{ ascending: false, implicit: true }] },
+  { name: 'tag find', kit: tags, sorts: both(['ID', 'NAME']) },
   { name: 'brand find', kit: dictionaryKit('brand'), sorts: both([undefined]) },
   { name: 'category find', kit: dictionaryKit('category'), sorts: both([undefined]) },
 ];

@@ -311,7 +311,7 @@ describe('trigram indexes serve the query filters', () => {
 
   it('tags and keyword groups: the name, and the keywords', async () => {
     const [tags] = await plansOf((db) =>
-      tagRepository.page(db, { clientId: account.clientId, query: NEEDLE }, 'ID', true, 100, 0),
+      tagRepository.page(db, { clientId: account.clientId, query: NEEDLE }, 'ID', true, 100, { offset: 0 }),
     );
     expectIndexes(tags, 'product_tag_name_trgm_idx');
     const [groups] = await plansOf((db) => keywordRepository.groupIds(db, account.clientId, NEEDLE));

@@ -6867,6 +6867,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
                 /** @description Case-insensitive substring of the name */
                 query?: string;
                 /** @description Only tags bound to this product (directly or via its model) */
@@ -6890,6 +6892,8 @@ export interface operations {
                         rows: components["schemas"]["ProductTag"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -7319,6 +7323,8 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
                 /** @description Case-insensitive substring of the name */
                 query?: string;
                 /** @description Only tags bound to this product (directly or via its model) */
@@ -7342,6 +7348,8 @@ export interface operations {
                         rows: components["schemas"]["ProductTag"][];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                     };
                 };
             };

@@ -6,6 +6,6 @@ import { TagService } from './service.ts';
 
 /** Builds the tag group over `runtime`. */
 export function createTagGroup(runtime: Runtime): ResourceGroup {
-  const service = new TagService(runtime.database.db, runtime.changes, runtime.searches);
+  const service = new TagService(runtime.database.db, runtime.changes, runtime.searches, runtime.cursors);
   return { name: 'tag', scope: 'api', prefix: '/tag', routes: tagRoutes(service) };
 }

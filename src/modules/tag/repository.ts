@@ -2,6 +2,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { likeContains } from '../../db/like.ts';
+import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
+import type { CursorPosition } from '../../http/cursor.ts';
 
 /** Filters of a tag list. */
 export interface TagCriteria {
@@ -86,21 +88,34 @@ export const tagRepository = {
       .where('id', '=', id)
       .returning(['id', 'name', 'client_id'])
       .executeTakeFirst(),
+  /**
+   * A page of the client's tags matching `criteria`, by id or by name ignoring case, then id: `offset` rows skipped,
+   * or those after a cursor's position (keyset pagination, P172); each row with its `keyset_value`.
+   */
   page: (
     db: Kysely<DB>,
     criteria: TagCriteria,
     sortBy: 'ID' | 'NAME',
     ascending: boolean,
     limit: number,
-    offset: number,
+    from: { offset: number } | { after: CursorPosition },
   ) => {
     const direction = ascending ? 'asc' : 'desc';
+    const name = sql`lower(tag.name)`;
+    const order: KeysetOrder = {
+      column: sortBy === 'NAME' ? name : undefined,
+      id: sql.ref('tag.id'),
+      ascending,
+      nullsFirst: false,
+    };
     return filtered(db, criteria)
       .selectAll('tag')
-      .$if(sortBy === 'NAME', (qb) => qb.orderBy(sql`lower(tag.name)`, direction))
+      .select(keysetValue(order).as('keyset_value'))
+      .$if('after' in from, (qb) => qb.where(keysetAfter(order, (from as { after: CursorPosition }).after)))
+      .$if(sortBy === 'NAME', (qb) => qb.orderBy(name, direction))
       .orderBy('tag.id', direction)
       .limit(limit)
-      .offset(offset)
+      .offset('offset' in from ? from.offset : 0)
       .execute();
   },
   count: async (db: Kysely<DB>, criteria: TagCriteria) =>

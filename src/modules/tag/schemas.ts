@@ -5,7 +5,8 @@
  */
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../domain/enums.ts';
-import { Int64, Int64String, Nullable, Page, PagingQuery, ReadOnlyFields } from '../../http/schemas.ts';
+import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
+import { Int64, Int64String, Nullable, PagingQuery, ReadOnlyFields } from '../../http/schemas.ts';
 
 /** A product tag (names unique per client, case-insensitive, D7.1). */
 export const ProductTag = Type.Object(
@@ -14,8 +15,13 @@ export const ProductTag = Type.Object(
 );
 export type ProductTag = Static<typeof ProductTag>;
 
-export const FindResponseProductTag = Page(Type.Ref('ProductTag'), { title: 'FindResponseProductTag' });
-export type FindResponseProductTag = { rows: ProductTag[]; page: number; total?: number };
+export const FindResponseProductTag = KeysetPage(Type.Ref('ProductTag'), { title: 'FindResponseProductTag' });
+export type FindResponseProductTag = {
+  rows: ProductTag[];
+  page: number;
+  total?: number;
+  nextCursor?: string;
+};
 
 /** One product of a model with its tags (its own and its model's, D7.2). */
 export const ProductTagInfo = Type.Object(
@@ -51,6 +57,7 @@ export type TagWithIdBody = Static<typeof TagWithIdBody>;
 /** Query of `GET /api/tag/find` and `GET /api/tag` (spec §4.5, D4). */
 export const TagFindQuery = Type.Object({
   ...PagingQuery,
+  ...CursorQuery,
   query: Type.Optional(
     Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name' }),
   ),

@@ -18,6 +18,7 @@ import type {
   TagFindQuery,
 } from './schemas.ts';
 import { visibleText } from '../../domain/text.ts';
+import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
@@ -33,6 +34,7 @@ export class TagService {
     private readonly db: Kysely<DB>,
     private readonly changes: ChangeRunner,
     private readonly searches: SearchTurns,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /**
@@ -91,12 +93,17 @@ export class TagService {
   }
 
   /**
-   * A page of tags (D4): `query` name substring (a search that takes its turn, P211), `productId` tags bound to it
-   * or to its model; `sortBy` ID or NAME.
+   * A page of tags (D4), by `page` or after a `cursor` (P172): `query` name substring (a search that takes its
+   * turn, P211), `productId` tags bound to it or to its model; `sortBy` ID or NAME (ignoring case), newest first
+   * unless `ascending` (D4.4).
+   * @throws AppError `error_validation` for a cursor that is not this list's or is sent with `page`
    */
   async find(principal: Principal, query: TagFindQuery): Promise<FindResponseProductTag> {
     const limit = query.limit ?? 100;
-    const page = query.page ?? 1;
+    const sortBy = query.sortBy ?? 'ID';
+    const ascending = query.ascending ?? false;
+    const scope = { list: 'tag.find', clientId: principal.clientId, sortBy, ascending };
+    const { page, after } = resolvePaging(this.cursors, query, scope);
     const criteria = {
       clientId: principal.clientId,
       query: visibleText(query.query),
@@ -106,14 +113,23 @@ export class TagService {
       rows: await tagRepository.page(
         this.db,
         criteria,
-        query.sortBy ?? 'ID',
-        query.ascending ?? false,
-        limit,
-        (page - 1) * limit,
+        sortBy,
+        ascending,
+        limit + 1,
+        after === undefined ? { offset: (page - 1) * limit } : { after },
       ),
       total: query.count ? await tagRepository.count(this.db, criteria) : undefined,
     }));
-    return { rows: rows.map(present), page, ...(total !== undefined && { total }) };
+    const cut = cutPage(this.cursors, scope, rows, limit, page, (row) => ({
+      value: row.keyset_value,
+      id: row.id,
+    }));
+    return {
+      rows: cut.rows.map(present),
+      page,
+      ...(total !== undefined && { total }),
+      ...(cut.nextCursor !== undefined && { nextCursor: cut.nextCursor }),
+    };
   }
 
   /**
