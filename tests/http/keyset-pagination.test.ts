@@ -223,6 +223,32 @@ const tags: ListKit = {
   },
 };
 
+/** A receiving document's history (newest first, P172): one document per account, its rows inserted here. */
+const historyOrders = new Map<number, number>();
+const history: ListKit = {
+  url: (account) => `/api/inbound/${historyOrders.get(account.clientId)}/history`,
+  async insert(account, count) {
+    if (!historyOrders.has(account.clientId)) {
+      const order = await sql<{ id: number }>`
+        insert into inbound_order (client_id, organization_id, type, status, name)
+        values (${account.clientId}, ${account.organizationId}, 'INCOME', 'CREATED', 'History')
+        returning id`.execute(db());
+      historyOrders.set(account.clientId, Number(order.rows[0]!.id));
+    }
+    for (let row = 0; row < count; row += 1)
+      await sql`
+        insert into inbound_order_history (client_id, order_id, organization_id, action, order_status,
+          order_type, total_quantity, total_price, version_id)
+        values (${account.clientId}, ${historyOrders.get(account.clientId)}, ${account.organizationId}, 'UPDATE',
+          'CREATED', 'INCOME', 0, 0, ${row + 1})`.execute(db());
+  },
+  async remove(account, ids) {
+    await sql`delete from inbound_order_history where client_id = ${account.clientId} and id = any(${ids}::bigint[])`.execute(
+      db(),
+    );
+  },
+};
+
 /** A sort order; `implicit` for a list with one order and no sort parameters (the delivery log: newest first). */
 type Sort = { sortBy?: string; ascending: boolean; implicit?: true };
 const both = (fields: readonly (string | undefined)[]): Sort[] =>
@@ -239,6 +265,7 @@ const LISTS: Array<{ name: string; kit: ListKit; sorts: Sort[] }> = [
   { name: 'findTask', kit: tasks, sorts: both(TASK_SORT_FIELDS) },
   { name: 'webhook delivery log', kit: deliveries, sorts: [{ ascending: false, implicit: true }] },
   { name: 'tag find', kit: tags, sorts: both(['ID', 'NAME']) },
+  { name: 'inbound history', kit: history, sorts: [{ ascending: false, implicit: true }] },
   { name: 'brand find', kit: dictionaryKit('brand'), sorts: both([undefined]) },
   { name: 'category find', kit: dictionaryKit('category'), sorts: both([undefined]) },
 ];

@@ -340,7 +340,7 @@ export interface paths {
         };
         /**
          * History of a document, newest first
-         * @description Takes the filter set of find (reference OrderFilter) and applies `limit`, `page`, `count` and `dateFrom`/`dateTo` on the change date; the other parameters, `sortBy` and `ascending` included, are accepted and ignored (decision P23).
+         * @description Takes the filter set of find (reference OrderFilter) and applies `limit`, `page` or `cursor` (P172), `count` and `dateFrom`/`dateTo` on the change date; the other parameters, `sortBy` and `ascending` included, are accepted and ignored (decision P23).
          */
         get: operations["getInboundByOrderIdHistory"];
         put?: never;
@@ -4772,6 +4772,8 @@ export interface operations {
                 /** @description Sort field */
                 sortBy?: "ID" | "CREATEDDATE" | "ORDERCREATED" | "CREATED" | "CREATEDUSER" | "STATUS" | "SERVICE" | "TYPE" | "BOXTYPE" | "NAME" | "ORGANIZATIONID" | "WAREHOUSE" | "INVOICENUMBER" | "EXTERNALORDERID" | "QUEUE" | "SUPPLYID" | "CLOSEDATE" | "STARTCOLLECTDATE" | "CLOSEUSERID" | "USERID" | "PRICE" | "PRODUCT" | "COLLECTORDERTASKID" | "DELIVERYDATE" | "MARKINGSTATUS" | "QUANTITY" | "DATE" | "SERVICEWAREHOUSEID";
                 ascending?: boolean;
+                /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -4830,6 +4832,8 @@ export interface operations {
                         }[];
                         page: number;
                         total?: number;
+                        /** @description Pass as `cursor` to read the next page; absent on the last page */
+                        nextCursor?: string;
                         _links: {
                             self: {
                                 href: string;

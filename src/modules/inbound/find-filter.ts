@@ -149,10 +149,9 @@ export function resolveFindCriteria(query: OrderFindQuery): FindCriteria {
  * Resolves `history`'s query: paging, `count`, and `dateFrom`/`dateTo` on the history row's `date` (D5.9).
  * @throws 400 `error_validation` for a malformed date
  */
-export function resolveHistoryCriteria(query: OrderFilterQuery) {
+export function resolveHistoryCriteria(query: OrderFilterQuery, page: number) {
   const timeZone = query.timeZone ?? 0;
   const limit = query.limit ?? 100;
-  const page = query.page ?? 1;
   const dates = range(query, 'dateFrom', 'dateTo', timeZone);
   return { limit, page, offset: (page - 1) * limit, count: query.count === true, dates };
 }

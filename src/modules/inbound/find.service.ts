@@ -13,7 +13,7 @@ import { isTextSearch, resolveFindCriteria, resolveHistoryCriteria } from './fin
 import { findRepository } from './find.repository.ts';
 import { presentHistory, presentOrder, selfLink, type OrderProductRow } from './presenter.ts';
 import { historyRepository, orderRepository, productRepository } from './repository.ts';
-import type { OrderFindQuery, OrderFilterQuery, Order, OrderHistory } from './schemas.ts';
+import type { OrderFindQuery, OrderHistoryQuery, Order, OrderHistory } from './schemas.ts';
 
 /** A page of a list response (D4.2) with its HAL link. */
 export interface ListPage<T> {
@@ -96,29 +96,46 @@ export class InboundFindService {
   }
 
   /**
-   * One page of the document's history, newest first; `dateFrom`/`dateTo` bound the change date; the other
-   * filters of the set do not apply to history rows.
-   * @throws 404 `error_not_found`; 400 `error_validation` for a malformed date
+   * One page of the document's history, newest first, by `page` or after a `cursor` (P172; each document's history
+   * is its own list); `dateFrom`/`dateTo` bound the change date; the other filters of the set do not apply to
+   * history rows (P23).
+   * @throws 404 `error_not_found`; 400 `error_validation` for a malformed date or cursor
    */
   async history(
     principal: Principal,
     orderId: number,
-    query: OrderFilterQuery,
+    query: OrderHistoryQuery,
     path: string,
   ): Promise<ListPage<OrderHistory>> {
-    const criteria = resolveHistoryCriteria(query);
+    const scope = {
+      list: `inbound.history.${orderId}`,
+      clientId: principal.clientId,
+      sortBy: 'ID',
+      ascending: false,
+    };
+    const { page, after } = resolvePaging(this.cursors, query, scope);
+    const criteria = resolveHistoryCriteria(query, page);
     const order = await orderRepository.find(this.db, principal.clientId, orderId);
     if (!order) throw notFound('order', orderId);
-    const [rows, total] = await Promise.all([
-      historyRepository.page(this.db, principal.clientId, orderId, { ...criteria, dates: criteria.dates }),
+    const [read, total] = await Promise.all([
+      historyRepository.page(this.db, principal.clientId, orderId, {
+        limit: criteria.limit + 1,
+        ...(after === undefined ? { offset: criteria.offset } : { afterId: after.id }),
+        dates: criteria.dates,
+      }),
       criteria.count
         ? historyRepository.count(this.db, principal.clientId, orderId, criteria.dates)
         : undefined,
     ]);
+    const { rows, nextCursor } = cutPage(this.cursors, scope, read, criteria.limit, page, (row) => ({
+      value: null,
+      id: row.id,
+    }));
     return {
       rows: rows.map(presentHistory),
-      page: criteria.page,
+      page,
       ...(total !== undefined && { total }),
+      ...(nextCursor !== undefined && { nextCursor }),
       _links: selfLink(this.baseUrl, path),
     };
   }

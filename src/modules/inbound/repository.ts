@@ -436,20 +436,24 @@ export const historyRepository = {
       .execute();
   },
 
-  /** One page of a document's history, newest first, optionally within `dates` on `date`. */
+  /**
+   * One page of a document's history, newest first, optionally within `dates` on `date`: `offset` rows skipped, or
+   * those before `afterId` (keyset pagination, P172).
+   */
   page: (
     db: Kysely<DB>,
     clientId: number,
     orderId: number,
-    filter: { limit: number; offset: number; dates: DateRange },
+    filter: { limit: number; dates: DateRange } & ({ offset: number } | { afterId: number }),
   ): Promise<OrderHistoryRow[]> =>
     db
       .selectFrom('inbound_order_history')
       .selectAll()
       .where((eb) => eb.and(historyConditions(eb, clientId, orderId, filter.dates)))
+      .$if('afterId' in filter, (qb) => qb.where('id', '<', (filter as { afterId: number }).afterId))
       .orderBy('id', 'desc')
       .limit(filter.limit)
-      .offset(filter.offset)
+      .offset('offset' in filter ? filter.offset : 0)
       .execute(),
 
   /** Number of history rows within the same dates. */

@@ -15,7 +15,7 @@ import {
   MarkingStatusQuery,
   Order,
   OrderCreateBody,
-  OrderFilterQuery,
+  OrderHistoryQuery,
   OrderFindQuery,
   OrderGetQuery,
   OrderIdParams,
@@ -317,11 +317,11 @@ export const inboundRoutes =
           tags,
           summary: 'History of a document, newest first',
           description:
-            'Takes the filter set of find (reference OrderFilter) and applies `limit`, `page`, `count` and ' +
-            '`dateFrom`/`dateTo` on the change date; the other parameters, `sortBy` and `ascending` included, ' +
-            'are accepted and ignored (decision P23).',
+            'Takes the filter set of find (reference OrderFilter) and applies `limit`, `page` or `cursor` ' +
+            '(P172), `count` and `dateFrom`/`dateTo` on the change date; the other parameters, `sortBy` and ' +
+            '`ascending` included, are accepted and ignored (decision P23).',
           params: OrderIdParams,
-          querystring: OrderFilterQuery,
+          querystring: OrderHistoryQuery,
           response: { 200: PageFindResponseOrderHistory, ...errorResponses },
         },
       },

@@ -415,6 +415,10 @@ export const OrderFindQuery = Type.Object({
 });
 export type OrderFindQuery = Static<typeof OrderFindQuery>;
 
+/** `history` takes the filter set (only its paging and `dateFrom`/`dateTo` apply, P23) and a `cursor` (P172). */
+export const OrderHistoryQuery = Type.Object({ ...OrderFilterQuery.properties, ...CursorQuery });
+export type OrderHistoryQuery = Static<typeof OrderHistoryQuery>;
+
 /** Response of `find` (reference FindResponseOrder, D4.2). */
 export const FindResponseOrder = Type.Object(
   {
@@ -433,6 +437,7 @@ export const PageFindResponseOrderHistory = Type.Object(
     rows: Type.Array(OrderHistory),
     page: Type.Integer(),
     total: Type.Optional(Type.Integer()),
+    nextCursor: NextCursor,
     _links: Links,
   },
   { $id: 'PageFindResponseOrderHistory', title: 'PageFindResponseOrderHistory' },
