@@ -15,11 +15,11 @@ import type { DB } from '../../db/schema.ts';
 import { likeContains } from '../../db/like.ts';
 import { StringEnum, ServiceSchema } from '../../domain/enums.ts';
 import { isCalendarDay, parseIsoInstant, type IsoInstant } from '../../domain/iso-date.ts';
+import { visibleText } from '../../domain/text.ts';
 import { validationError } from '../../http/errors.ts';
 import { Int32, Int64, MAX_PAGE, PagingQuery, RepeatedQuery } from '../../http/schemas.ts';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../../connectors/market1/connector.ts';
 import { CampaignStatusSchema } from './schemas.ts';
-import { visibleText } from '../../domain/text.ts';
 
 /** The marketplace's calendar: statistics days are Moscow days (P110). */
 export const STATISTICS_TIME_ZONE = 'Europe/Moscow';
@@ -226,7 +226,7 @@ export function resolveCampaignFilter(
     service: filter.service,
     statuses: resolveStatuses(filter, path),
     typeCode: filter.type,
-    query: query === '' ? undefined : query,
+    query,
     productExternalId: filter.productExternalId,
     startedFrom:
       filter.dateStart === undefined

@@ -111,16 +111,11 @@ export class CatalogService {
     name: string,
     insert: (trx: Transaction<DB>) => Promise<T>,
   ): Promise<T> {
+    const stored = trimText(name);
     const duplicate = async () => {
-      const existing = await dictionaryRepository.findByName(
-        this.db,
-        table,
-        principal.clientId,
-        trimText(name),
-      );
+      const existing = await dictionaryRepository.findByName(this.db, table, principal.clientId, stored);
       return (
-        existing &&
-        new AppError('error_duplicate_name', { entity: table, name: trimText(name), id: existing.id })
+        existing && new AppError('error_duplicate_name', { entity: table, name: stored, id: existing.id })
       );
     };
     const known = await duplicate();
