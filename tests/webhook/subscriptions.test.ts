@@ -81,6 +81,7 @@ describe('POST /api/webhook/', () => {
     const stored = await t.runtime.database.db
       .selectFrom('webhook')
       .select('url')
+      .where('client_id', '=', account.clientId)
       .where('id', '=', created.id)
       .executeTakeFirstOrThrow();
     expect(stored.url).toBe(url);
