@@ -55,6 +55,9 @@ export const NextCursor = Type.Optional(
 );
 
 /** A page of rows (D4.2) of a list with keyset pagination: `total` only when `count=true`, `nextCursor`. */
+export type KeysetPageOf<T> = { rows: T[]; page: number; total?: number; nextCursor?: string };
+
+/** The schema of `KeysetPageOf` rows of `row`. */
 export const KeysetPage = <T extends TSchema>(row: T, options: TObjectOptions = {}) =>
   Type.Object(
     {

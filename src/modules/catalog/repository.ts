@@ -69,18 +69,18 @@ export const dictionaryRepository = {
     db: Kysely<DB>,
     table: 'brand' | 'category',
     criteria: NamedCriteria,
-    page: { ascending: boolean; limit: number; offset: number; afterId?: number },
+    page: { ascending: boolean; limit: number } & ({ offset: number } | { afterId: number }),
   ) =>
     db
       .selectFrom(table)
       .selectAll()
       .where((eb) => namedConditions(eb, criteria))
-      .$if(page.afterId !== undefined, (qb) =>
-        qb.where('id', page.ascending ? '>' : '<', page.afterId as number),
+      .$if('afterId' in page, (qb) =>
+        qb.where('id', page.ascending ? '>' : '<', (page as { afterId: number }).afterId),
       )
       .orderBy('id', page.ascending ? 'asc' : 'desc')
       .limit(page.limit)
-      .offset(page.offset)
+      .offset('offset' in page ? page.offset : 0)
       .execute(),
   count: async (db: Kysely<DB>, table: 'brand' | 'category', criteria: NamedCriteria) =>
     Number(

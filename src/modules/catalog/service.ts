@@ -6,7 +6,7 @@
  * Every mutation is one change (`ChangeRunner.run`); creating final products raises one `CREATE_PRODUCT` event
  * each (spec §6). A model's `versionId` grows by one with every change of the card, its products included.
  */
-import { cutPage, resolvePaging, type CursorCodec } from '../../http/cursor.ts';
+import { cutPage, resolvePaging, type CursorCodec, type KeysetPageOf } from '../../http/cursor.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { SearchTurns } from '../../db/search-turns.ts';
@@ -50,9 +50,6 @@ import { trimText, visibleText } from '../../domain/text.ts';
 
 /** PostgreSQL's unique_violation: a concurrent insert of the same name or article won. */
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
-
-/** A page of rows (D4.2) with the cursor of the next one (P172). */
-type KeysetPageOf<T> = { rows: T[]; page: number; total?: number; nextCursor?: string };
 
 /** Operations of the catalog group. */
 export class CatalogService {
@@ -152,8 +149,7 @@ export class CatalogService {
       rows: await dictionaryRepository.page(this.db, table, criteria, {
         ascending,
         limit: limit + 1,
-        offset: after === undefined ? (page - 1) * limit : 0,
-        afterId: after?.id,
+        ...(after === undefined ? { offset: (page - 1) * limit } : { afterId: after.id }),
       }),
       total: query.count ? await dictionaryRepository.count(this.db, table, criteria) : undefined,
     }));

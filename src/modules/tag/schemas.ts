@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../../domain/enums.ts';
-import { CursorQuery, KeysetPage } from '../../http/cursor.ts';
+import { CursorQuery, KeysetPage, type KeysetPageOf } from '../../http/cursor.ts';
 import { Int64, Int64String, Nullable, PagingQuery, ReadOnlyFields } from '../../http/schemas.ts';
 
 /** A product tag (names unique per client, case-insensitive, D7.1). */
@@ -16,12 +16,7 @@ export const ProductTag = Type.Object(
 export type ProductTag = Static<typeof ProductTag>;
 
 export const FindResponseProductTag = KeysetPage(Type.Ref('ProductTag'), { title: 'FindResponseProductTag' });
-export type FindResponseProductTag = {
-  rows: ProductTag[];
-  page: number;
-  total?: number;
-  nextCursor?: string;
-};
+export type FindResponseProductTag = KeysetPageOf<ProductTag>;
 
 /** One product of a model with its tags (its own and its model's, D7.2). */
 export const ProductTagInfo = Type.Object(
