@@ -203,7 +203,10 @@ export interface WebhookTable {
   client_id: number;
   organization_id: number;
   name: string;
+  /** Without a password: that is `url_password` (P221). */
   url: string;
+  /** The URL's password, percent-encoded and sealed (P160, P221); null when the URL has none. */
+  url_password: string | null;
   types: string[];
   secret: string;
   /** The secret before the last rotation (sealed), signing too until `previous_secret_expires_at` (P167). */

@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (P160): API keys, cash-register passwords and webhook secrets are stored
+ * Secrets at rest (P160): API keys, cash-register passwords, webhook secrets and webhook URL passwords are stored
  * sealed with the operator key, never returned after creation, opened only by the credential accessors and the
  * webhook dispatcher; plain values stored before sealing existed are sealed at start.
  */
@@ -151,12 +151,23 @@ describe('secrets at rest', () => {
         client_id: account.clientId,
         organization_id: account.organizationId,
         name: 'legacy',
-        url: 'https://example.com/hook',
+        url: 'https://hooks:legacy-pa55@example.com/hook',
         types: ['ORDER'],
         secret: 'whsec_bGVnYWN5LXBsYWluLXNlY3JldA==',
       })
       .execute();
-    expect(await sealLegacySecrets(db, t.runtime.secrets)).toBeGreaterThanOrEqual(2);
+    const listed = async () =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/webhook/',
+          headers: { authorization: account.readToken },
+        })
+      ).json<Array<{ url: string }>>();
+    expect(await listed(), 'a password the previous release stored in the URL is not shown (P221)').toEqual([
+      expect.objectContaining({ url: 'https://hooks:***@example.com/hook' }),
+    ]);
+    expect(await sealLegacySecrets(db, t.runtime.secrets)).toBeGreaterThanOrEqual(3);
     expect(await sealLegacySecrets(db, t.runtime.secrets)).toBe(0);
     expect(
       (
@@ -171,10 +182,13 @@ describe('secrets at rest', () => {
     ).toBe('legacy-plain-key');
     const webhook = await db
       .selectFrom('webhook')
-      .select('secret')
+      .select(['secret', 'url', 'url_password'])
       .where('client_id', '=', account.clientId)
       .executeTakeFirstOrThrow();
     expect(t.runtime.secrets.open(webhook.secret)).toBe('whsec_bGVnYWN5LXBsYWluLXNlY3JldA==');
+    expect(webhook.url).toBe('https://hooks@example.com/hook');
+    expect(t.runtime.secrets.open(webhook.url_password as string)).toBe('legacy-pa55');
+    expect((await listed())[0]?.url).toBe('https://hooks:***@example.com/hook');
   });
 });
 

@@ -111,13 +111,13 @@ async function settled(webhookId: number): Promise<DeliveryRow[]> {
 }
 
 describe('delivery', () => {
-  it('sends the credentials of the URL as Basic authorization, though answers show them masked (P221)', async () => {
-    const url = receiver.url.replace('://', '://receiver:pa55w0rd@');
+  it('sends the credentials of the URL as Basic authorization, though answers show them masked and the row holds them sealed (P221)', async () => {
+    const url = receiver.url.replace('://', '://receiver:pa55%40w0rd@');
     await subscribe(['CREATE_ORDER'], `${url}/hook`);
     await emit('CREATE_ORDER');
     await receiver.until((requests) => requests.length === 1);
     expect(receiver.requests[0]?.headers.authorization).toBe(
-      `Basic ${Buffer.from('receiver:pa55w0rd').toString('base64')}`,
+      `Basic ${Buffer.from('receiver:pa55@w0rd').toString('base64')}`,
     );
   });
 

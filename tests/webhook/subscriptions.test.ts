@@ -62,7 +62,7 @@ describe('POST /api/webhook/', () => {
     expect(rows.every((row) => !('secret' in row))).toBe(true);
   });
 
-  it('shows a password in the URL as *** and keeps it for the deliveries (P221)', async () => {
+  it('shows a password in the URL as *** and keeps it sealed for the deliveries (P221)', async () => {
     const url = 'http://receiver:pa55w0rd@93.184.215.14/hooks/orders?account=7';
     const shown = 'http://receiver:***@93.184.215.14/hooks/orders?account=7';
     const created = (await create(account.writeToken, body({ url }))).json<{ id: number; url: string }>();
@@ -80,11 +80,15 @@ describe('POST /api/webhook/', () => {
     expect(list.body).not.toContain('pa55w0rd');
     const stored = await t.runtime.database.db
       .selectFrom('webhook')
-      .select('url')
+      .select(['url', 'url_password'])
       .where('client_id', '=', account.clientId)
       .where('id', '=', created.id)
       .executeTakeFirstOrThrow();
-    expect(stored.url).toBe(url);
+    expect(stored.url, 'stored without the password').toBe(
+      'http://receiver@93.184.215.14/hooks/orders?account=7',
+    );
+    expect(stored.url_password, 'sealed (P160)').toMatch(/^sealed:v1:/);
+    expect(t.runtime.secrets.open(stored.url_password as string)).toBe('pa55w0rd');
   });
 
   it('accepts a subscription as GET lists it, ignoring its read-only fields (P32)', async () => {

@@ -41,6 +41,7 @@ import {
 } from './delivery-queue.ts';
 import { deliveryRepository, webhookRepository, type AttemptRecord, type DispatchRow } from './repository.ts';
 import { WebhookSender, type AttemptOutcome } from './sender.ts';
+import { withUrlPassword } from './url-password.ts';
 
 /** Key of the `webhook` change notification that wakes the dispatchers. */
 export const WAKE_KEY = 'dispatch';
@@ -97,7 +98,7 @@ export class WebhookDispatcher {
     private readonly db: Kysely<DB>,
     private readonly queue: DeliveryQueue,
     private readonly config: Config,
-    /** Opens the sealed signing secrets (P160). */
+    /** Opens the sealed signing secrets and URL passwords (P160, P221). */
     private readonly secrets: SecretBox,
     /** Counts every recorded attempt by outcome (`/metrics`, P131). */
     private readonly attemptsCounter: Counter<'outcome'>,
@@ -189,7 +190,10 @@ export class WebhookDispatcher {
     const sends = due.map((row, index) =>
       this.sender
         .send({
-          url: row.url,
+          url: withUrlPassword(
+            row.url,
+            row.url_password === null ? null : this.secrets.open(row.url_password),
+          ),
           secrets: [row.secret, ...(row.previous_secret === null ? [] : [row.previous_secret])].map(
             (sealed) => this.secrets.open(sealed),
           ),

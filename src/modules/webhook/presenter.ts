@@ -3,23 +3,13 @@ import type { Selectable } from 'kysely';
 import type { WebhookDeliveryTable, WebhookTable } from '../../db/schema.ts';
 import type { EventType } from '../../events/outbox.ts';
 import type { CreatedWebhook, RotatedWebhook, Webhook, WebhookDelivery } from './schemas.ts';
-
-/**
- * The subscription's `url` as answers show it: a password in it (`https://user:password@host/…`) is a credential
- * of the receiver, so it reads `***` there, as the secret is not shown again (P221); deliveries use the stored URL.
- */
-function shownUrl(url: string): string {
-  const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  if (!parsed?.password) return url;
-  parsed.password = '***';
-  return parsed.href;
-}
+import { shownUrl } from './url-password.ts';
 
 /** A subscription without its secret, its URL without a password (P221). */
 export const presentWebhook = (row: Selectable<WebhookTable>): Webhook => ({
   id: row.id,
   name: row.name,
-  url: shownUrl(row.url),
+  url: shownUrl(row.url, row.url_password !== null),
   clientId: row.client_id,
   organizationId: row.organization_id,
   types: row.types as EventType[],

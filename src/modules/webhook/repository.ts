@@ -123,6 +123,8 @@ export interface DispatchRow {
   attempts: number;
   webhook_id: number;
   url: string;
+  /** The URL's password, sealed (P221), or null. */
+  url_password: string | null;
   secret: string;
   /** The secret before the last rotation while its grace period lasts (P167), else null. */
   previous_secret: string | null;
@@ -186,14 +188,14 @@ export const deliveryRepository = {
   loadForDispatch: async (db: Kysely<DB>, clientId: number, ids: number[]): Promise<DispatchRow[]> =>
     (
       await sql<DispatchRow>`
-        select d.id, d.client_id, d.status, d.attempts, d.webhook_id, w.url, w.secret,
+        select d.id, d.client_id, d.status, d.attempts, d.webhook_id, w.url, w.url_password, w.secret,
           case when w.previous_secret_expires_at > now() then w.previous_secret end as previous_secret,
           case when w.throttled_until > now() then w.throttled_until end as throttled_until,
           w.throttle_level,
           w.deleted_at is null and w.disabled_at is null as webhook_live, e.id as event_id, e.type, e.payload
         from webhook_delivery d
         cross join lateral (
-          select url, secret, previous_secret, previous_secret_expires_at, throttled_until, throttle_level,
+          select url, url_password, secret, previous_secret, previous_secret_expires_at, throttled_until, throttle_level,
             deleted_at, disabled_at
           from webhook
           where client_id = ${clientId} and client_id = d.client_id and id = d.webhook_id offset 0

@@ -34,6 +34,7 @@ import type {
 } from './schemas.ts';
 import { assertSafeWebhookUrl, UnsafeTargetError } from '../../connectors/url-guard.ts';
 import { trimText } from '../../domain/text.ts';
+import { splitUrlPassword } from './url-password.ts';
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
@@ -85,12 +86,14 @@ export class WebhookService {
       throw error;
     }
     const secret = generateWebhookSecret();
+    const { url, password } = splitUrlPassword(body.url);
     return this.changes.run(async (trx) => {
       const row = await webhookRepository.insert(trx, {
         client_id: principal.clientId,
         organization_id: body.organizationId,
         name: trimText(body.name),
-        url: body.url,
+        url,
+        url_password: password === null ? null : this.secrets.seal(password),
         types,
         secret: this.secrets.seal(secret),
       });
