@@ -83,6 +83,13 @@ describe('find', () => {
     expect(ids(await find(`article=${article}`))).toEqual([id(1)]);
     expect(ids(await find(`containsArticle=${article.slice(4).toLowerCase()}`))).toEqual([id(1)]);
     expect(ids(await find('barcode=46001'))).toEqual([id(1)]);
+    // Position search texts are trimmed of white space and invisible characters, a blank one filters nothing (P220).
+    const padded = (text: string) => encodeURIComponent(` ${text}\u200B`);
+    expect(ids(await find(`containsArticle=${padded(article.slice(4))}`))).toEqual([id(1)]);
+    expect(ids(await find(`product=${padded('46001')}`))).toEqual([id(1)]);
+    expect(ids(await find(`product=${padded('')}&containsArticle=${padded('')}`))).toEqual(
+      ids(await find('')),
+    );
     expect(ids(await find(`productId=${pid}`))).toEqual([id(1)]);
     expect(ids(await find('query=alpha'))).toEqual([id(0)]);
     expect(ids(await find(`query=${id(3)}`))).toEqual([id(3)]);

@@ -104,9 +104,7 @@ export function range(
 
 /** Whether `find`'s query matches a text (`query`, `product`, `containsArticle`), so takes its turn (P211). */
 export const isTextSearch = (query: OrderFindQuery): boolean =>
-  query.product !== undefined ||
-  query.containsArticle !== undefined ||
-  visibleText(query.query) !== undefined;
+  [query.query, query.product, query.containsArticle].some((text) => visibleText(text) !== undefined);
 
 /**
  * Resolves `find`'s query (D4, D5.10). Date filters: `createdDateFrom/To` and `dateFrom/dateTo` on `created`,

@@ -129,22 +129,24 @@ function conditions(eb: Eb, clientId: number, criteria: FindCriteria): Array<Exp
     const article = q.article;
     push(hasPosition(eb, (inner) => inner('inbound_order_product.article', '=', article)));
   }
-  if (q.containsArticle !== undefined) {
-    const pattern = likeContains(q.containsArticle);
+  const containsArticle = visibleText(q.containsArticle);
+  if (containsArticle !== undefined) {
+    const pattern = likeContains(containsArticle);
     push(hasPosition(eb, (inner) => inner('inbound_order_product.article', 'ilike', pattern)));
   }
   if (q.barcode !== undefined) {
     const barcode = q.barcode;
     push(hasPosition(eb, (inner) => inner('inbound_order_product.barcode', '=', barcode)));
   }
-  if (q.product !== undefined) {
-    const pattern = likeContains(q.product);
+  const product = visibleText(q.product);
+  if (product !== undefined) {
+    const pattern = likeContains(product);
     push(
       hasPosition(eb, (inner) =>
         inner.or([
           inner('inbound_order_product.product_name', 'ilike', pattern),
           inner('inbound_order_product.article', 'ilike', pattern),
-          inner('inbound_order_product.barcode', '=', q.product as string),
+          inner('inbound_order_product.barcode', '=', product),
         ]),
       ),
     );
