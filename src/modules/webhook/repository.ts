@@ -195,8 +195,8 @@ export const deliveryRepository = {
           w.deleted_at is null and w.disabled_at is null as webhook_live, e.id as event_id, e.type, e.payload
         from webhook_delivery d
         cross join lateral (
-          select url, url_password, secret, previous_secret, previous_secret_expires_at, throttled_until, throttle_level,
-            deleted_at, disabled_at
+          select url, url_password, secret, previous_secret, previous_secret_expires_at, throttled_until,
+            throttle_level, deleted_at, disabled_at
           from webhook
           where client_id = ${clientId} and client_id = d.client_id and id = d.webhook_id offset 0
         ) w
