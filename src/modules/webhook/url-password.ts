@@ -26,6 +26,8 @@ export function withUrlPassword(url: string, password: string | null): string {
  * wrote), reads `***`.
  */
 export function shownUrl(url: string, sealed: boolean): string {
-  const { url: bare, password } = splitUrlPassword(url);
-  return sealed || password !== null ? withUrlPassword(bare, '***') : url;
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed === undefined || (!sealed && !parsed.password)) return url;
+  parsed.password = '***';
+  return parsed.href;
 }
