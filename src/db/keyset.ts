@@ -40,3 +40,10 @@ export function keysetAfter(order: KeysetOrder, position: CursorPosition): RawBu
 export function keysetValue(order: Pick<KeysetOrder, 'column'>): RawBuilder<string | null> {
   return order.column === undefined ? sql<null>`null::text` : sql<string | null>`(${order.column})::text`;
 }
+
+/**
+ * The sort key of a name: its lower case, so names sort alphabetically whatever their case (`alpha`, `Beta`,
+ * `gamma`), ties by id (P222). PostgreSQL's `lower` is Unicode-aware under a `C.UTF-8` character type (the embedded
+ * database's builtin locale; README for an external server); under `C` it lowers ASCII letters only.
+ */
+export const ignoringCase = (column: RawBuilder<unknown>): RawBuilder<unknown> => sql`lower(${column})`;

@@ -12,7 +12,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type, type TObjectOptions, type TSchema } from 'typebox';
 import { validationError } from './errors.ts';
 
-const VERSION = 1;
+/**
+ * The cursor format's version: 2 since name sorts ignore case (P222), which changed what a name cursor's value
+ * means. A cursor of another version is refused, so a walk across an upgrade starts again instead of skipping rows.
+ */
+const VERSION = 2;
 const TAG_BYTES = 16;
 /** Longest cursor accepted (a sort value is a stored column: a name, a date, a number). */
 export const MAX_CURSOR_LENGTH = 2_000;
@@ -95,7 +99,7 @@ export class CursorCodec {
   /**
    * The position of a cursor given as `cursor` for `scope`.
    * @throws 400 `error_validation` `{field: 'cursor'}` for a cursor that is malformed or changed, of another
-   *   list or client, or of another sort
+   *   release's format, of another list or client, or of another sort
    */
   decode(cursor: string, scope: CursorScope): CursorPosition {
     const [body, tag, extra] = cursor.split('.');
@@ -111,7 +115,9 @@ export class CursorCodec {
     const [version, list, clientId, sortBy, ascending, value, id, page] = JSON.parse(
       Buffer.from(body, 'base64url').toString('utf8'),
     ) as Payload;
-    if (version !== VERSION || list !== scope.list || clientId !== scope.clientId)
+    if (version !== VERSION)
+      throw validationError('cursor', 'was issued by another release of the service; read again from page 1');
+    if (list !== scope.list || clientId !== scope.clientId)
       throw validationError('cursor', 'belongs to another list or another client');
     if (sortBy !== scope.sortBy || ascending !== scope.ascending)
       throw validationError('cursor', 'was issued for another sortBy or ascending');

@@ -77,9 +77,10 @@ beforeAll(async () => {
     start_date: '2026-02-01T10:00:00Z',
   });
   ids.beta = await insertCampaign(db, owner, {
-    name: 'Beta bags',
+    // Lower case: name sorts ignore case (P222), so it comes before `Delta` and `Hats`.
+    name: 'beta bags',
     status: 'PAUSED',
-    category_name: 'Bags',
+    category_name: 'bags',
     external_product_ids: [333],
     create_date: '2026-01-03T10:00:00Z',
   });
@@ -292,9 +293,9 @@ describe('getStatCampaigns: sorting and paging', () => {
     const values: Record<string, string | number | null> = {
       EXTERNALID: row.externalId,
       SERVICE: row.service,
-      CAMPAIGNNAME: row.campaignName,
+      CAMPAIGNNAME: row.campaignName.toLowerCase(),
       CAMPAIGNTYPE: row.campaignType,
-      CATEGORYNAME: row.categoryName,
+      CATEGORYNAME: row.categoryName?.toLowerCase() ?? null,
       VIEWS: row.views,
       CLICKS: row.clicks,
       RATIOCLICKSVIEWS: row.ratioClicksViews,
@@ -470,7 +471,7 @@ describe('getCampaigns', () => {
     expect(response.statusCode, response.body).toBe(200);
     const page = response.json<Page<Campaign>>();
     expect(page.total).toBe(4);
-    expect(page.rows.map((row) => row.name)).toEqual(['Alpha shoes', 'Beta bags', 'Delta']);
+    expect(page.rows.map((row) => row.name)).toEqual(['Alpha shoes', 'beta bags', 'Delta']);
     expect(page.rows[0]).toMatchObject({
       id: ids.alpha,
       statusType: 'ACTIVE',

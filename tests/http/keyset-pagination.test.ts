@@ -4,10 +4,10 @@
  * webhook's delivery log. For every supported sort order a walk by cursor runs while rows of the client (and of
  * another client) are inserted and deleted between pages: no row is repeated, every row present throughout is read
  * exactly once, the rows read keep the list's order, and another client's rows never appear. Cursors of another
- * client, list or sort, and changed ones, are `error_validation`. Rows are seeded and changed with SQL (fixtures, as
- * in the factories): the read path is under test.
+ * client, list or sort, changed ones and those of the previous format are `error_validation`. Rows are seeded and
+ * changed with SQL (fixtures, as in the factories): the read path is under test.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
@@ -362,6 +362,21 @@ describe.each(LISTS)('keyset pagination of $name', ({ kit, sorts }) => {
     await refused(account, { ...sortQuery(sort), cursor: changed });
     await refused(account, { ...sortQuery(sort), cursor: 'not-a-cursor' });
     await refused(account, { ...sortQuery(sort), cursor, page: 2 }, 'page');
+    // The same position in the previous release's format (version 1, before P222), signed with this key.
+    const [version, ...rest] = JSON.parse(
+      Buffer.from(cursor.split('.')[0]!, 'base64url').toString(),
+    ) as unknown[];
+    expect(version).toBe(2);
+    const earlier = Buffer.from(JSON.stringify([1, ...rest])).toString('base64url');
+    const tag = createHmac('sha256', t.runtime.secrets.deriveKey('seller-ops keyset cursor'))
+      .update(earlier)
+      .digest()
+      .subarray(0, 16);
+    const release = expectValidation(
+      await get(kit, account, { ...sortQuery(sort), cursor: `${earlier}.${tag.toString('base64url')}` }),
+      'cursor',
+    );
+    expect(release.params.reason).toMatch(/another release/);
     // The same cursor with its own sort reads on.
     expect((await readPage(kit, account, { ...sortQuery(sort), limit: 1, cursor })).page).toBe(2);
   });

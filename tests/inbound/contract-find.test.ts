@@ -248,6 +248,16 @@ describe('ordering (D4.4)', () => {
     expect(byId.map((row) => row.id)).toEqual(all);
   });
 
+  it('sorts by NAME ignoring case, Cyrillic too (P222)', async () => {
+    const { account, create } = await workspace();
+    for (const name of ['beta', 'Яблоко', 'Gamma', 'арбуз', 'Alpha']) await create({ name });
+    const ascending = ['Alpha', 'beta', 'Gamma', 'арбуз', 'Яблоко'];
+    const names = async (query: InboundRequest['query']) =>
+      (await walk(account, { sortBy: 'NAME', ...query })).map((row) => row.name);
+    expect(await names({ ascending: true })).toEqual(ascending);
+    expect(await names({ ascending: false })).toEqual([...ascending].reverse());
+  });
+
   it('sorts by totals and dates in the asked direction', async () => {
     const { account, create } = await workspace();
     await create({

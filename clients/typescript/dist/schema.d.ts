@@ -1500,7 +1500,7 @@ export interface components {
             /** @description Return `total` (costs a count query) */
             count?: boolean;
             /**
-             * @description Sort field; default: id, descending (D4.4)
+             * @description Sort field; default: id, descending (D4.4); CAMPAIGNNAME and CATEGORYNAME ignore case (P222)
              * @enum {string}
              */
             sortBy?: "EXTERNALID" | "SERVICE" | "CAMPAIGNNAME" | "CAMPAIGNTYPE" | "CATEGORYNAME" | "VIEWS" | "CLICKS" | "RATIOCLICKSVIEWS" | "AVERAGECOST" | "EXPENSES" | "QUANTITYADDCART" | "QUANTITYORDERS" | "RATIOORDERSOFVISITS" | "QUANTITYPRODUCTORDERS" | "ORDERSAMOUNT" | "CREATEDATE" | "STATUS";
@@ -3077,7 +3077,7 @@ export interface operations {
                 withContractor?: boolean;
                 boxId?: number;
                 withAnalytics?: boolean;
-                /** @description Sort field */
+                /** @description Sort field; NAME ignores case (P222) */
                 sortBy?: "ID" | "CREATEDDATE" | "ORDERCREATED" | "CREATED" | "CREATEDUSER" | "STATUS" | "SERVICE" | "TYPE" | "BOXTYPE" | "NAME" | "ORGANIZATIONID" | "WAREHOUSE" | "INVOICENUMBER" | "EXTERNALORDERID" | "QUEUE" | "SUPPLYID" | "CLOSEDATE" | "STARTCOLLECTDATE" | "CLOSEUSERID" | "USERID" | "PRICE" | "PRODUCT" | "COLLECTORDERTASKID" | "DELIVERYDATE" | "MARKINGSTATUS" | "QUANTITY" | "DATE" | "SERVICEWAREHOUSEID";
                 ascending?: boolean;
                 orderId?: number;
@@ -4768,7 +4768,7 @@ export interface operations {
                 withContractor?: boolean;
                 boxId?: number;
                 withAnalytics?: boolean;
-                /** @description Sort field */
+                /** @description Sort field; NAME ignores case (P222) */
                 sortBy?: "ID" | "CREATEDDATE" | "ORDERCREATED" | "CREATED" | "CREATEDUSER" | "STATUS" | "SERVICE" | "TYPE" | "BOXTYPE" | "NAME" | "ORGANIZATIONID" | "WAREHOUSE" | "INVOICENUMBER" | "EXTERNALORDERID" | "QUEUE" | "SUPPLYID" | "CLOSEDATE" | "STARTCOLLECTDATE" | "CLOSEUSERID" | "USERID" | "PRICE" | "PRODUCT" | "COLLECTORDERTASKID" | "DELIVERYDATE" | "MARKINGSTATUS" | "QUANTITY" | "DATE" | "SERVICEWAREHOUSEID";
                 ascending?: boolean;
                 /** @description The `nextCursor` of the previous page: the page after its last row, stable while rows are added or removed (keyset pagination). Send the same filter and sort; `page` is then taken from the cursor */
@@ -8667,7 +8667,7 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
-                /** @description Sort field; default: id, descending (D4.4) */
+                /** @description Sort field; default: id, descending (D4.4); CAMPAIGNNAME and CATEGORYNAME ignore case (P222) */
                 sortBy?: "EXTERNALID" | "SERVICE" | "CAMPAIGNNAME" | "CAMPAIGNTYPE" | "CATEGORYNAME" | "VIEWS" | "CLICKS" | "RATIOCLICKSVIEWS" | "AVERAGECOST" | "EXPENSES" | "QUANTITYADDCART" | "QUANTITYORDERS" | "RATIOORDERSOFVISITS" | "QUANTITYPRODUCTORDERS" | "ORDERSAMOUNT" | "CREATEDATE" | "STATUS";
                 /** @description Ascending order; default descending */
                 ascending?: boolean;
@@ -8834,7 +8834,7 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
-                /** @description Sort field; default: id, descending (D4.4) */
+                /** @description Sort field; default: id, descending (D4.4); CAMPAIGNNAME and CATEGORYNAME ignore case (P222) */
                 sortBy?: "EXTERNALID" | "SERVICE" | "CAMPAIGNNAME" | "CAMPAIGNTYPE" | "CATEGORYNAME" | "VIEWS" | "CLICKS" | "RATIOCLICKSVIEWS" | "AVERAGECOST" | "EXPENSES" | "QUANTITYADDCART" | "QUANTITYORDERS" | "RATIOORDERSOFVISITS" | "QUANTITYPRODUCTORDERS" | "ORDERSAMOUNT" | "CREATEDATE" | "STATUS";
                 /** @description Ascending order; default descending */
                 ascending?: boolean;
@@ -8968,7 +8968,7 @@ export interface operations {
                 page?: number;
                 /** @description Return `total` (costs a count query) */
                 count?: boolean;
-                /** @description Sort field; default: id, descending (D4.4) */
+                /** @description Sort field; default: id, descending (D4.4); CAMPAIGNNAME and CATEGORYNAME ignore case (P222) */
                 sortBy?: "EXTERNALID" | "SERVICE" | "CAMPAIGNNAME" | "CAMPAIGNTYPE" | "CATEGORYNAME" | "VIEWS" | "CLICKS" | "RATIOCLICKSVIEWS" | "AVERAGECOST" | "EXPENSES" | "QUANTITYADDCART" | "QUANTITYORDERS" | "RATIOORDERSOFVISITS" | "QUANTITYPRODUCTORDERS" | "ORDERSAMOUNT" | "CREATEDATE" | "STATUS";
                 /** @description Ascending order; default descending */
                 ascending?: boolean;

@@ -53,7 +53,10 @@ const DateOrDateTime = (description: string) =>
 const filterFields = {
   ...PagingQuery,
   sortBy: Type.Optional(
-    StringEnum(CAMPAIGN_SORT_FIELDS, { description: 'Sort field; default: id, descending (D4.4)' }),
+    StringEnum(CAMPAIGN_SORT_FIELDS, {
+      description:
+        'Sort field; default: id, descending (D4.4); CAMPAIGNNAME and CATEGORYNAME ignore case (P222)',
+    }),
   ),
   ascending: Type.Optional(Type.Boolean({ description: 'Ascending order; default descending' })),
   status: Type.Optional(

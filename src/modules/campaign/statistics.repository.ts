@@ -18,7 +18,7 @@ import {
 } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { idRows } from '../../db/id-rows.ts';
-import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
+import { ignoringCase, keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import type { CampaignStatus, CampaignType } from '../../connectors/market1/connector.ts';
 import { campaignConditions, type CampaignSortField, type ResolvedCampaignFilter } from './filter.ts';
 import { STATISTIC_METRICS } from './statistic-totals.ts';
@@ -297,16 +297,24 @@ const CAMPAIGN_SORT_COLUMNS: Partial<Record<CampaignSortField, keyof CampaignTab
 };
 
 /**
- * The keys of a campaign order on `campaign` (D4.4): the `sortBy` column when it is one of the campaign's, then
+ * The sort key on `campaign` of a `sortBy` on the campaign itself: its column, a name ignoring case (P222); none
+ * for a statistics `sortBy` or without one.
+ */
+function campaignSortKey(sortBy: CampaignSortField | undefined): RawBuilder<unknown> | undefined {
+  const column = sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[sortBy];
+  if (column === undefined) return undefined;
+  const reference = sql.ref(`campaign.${column}`);
+  return sortBy === 'CAMPAIGNNAME' || sortBy === 'CATEGORYNAME' ? ignoringCase(reference) : reference;
+}
+
+/**
+ * The keys of a campaign order on `campaign` (D4.4): the `sortBy` key when it is one of the campaign's, then
  * the campaign id, both in the filter's direction.
  */
 function campaignOrder(filter: ResolvedCampaignFilter): RawBuilder<unknown> {
   const direction = filter.ascending ? sql`asc` : sql`desc`;
-  const column = filter.sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[filter.sortBy];
-  return sql.join([
-    ...(column === undefined ? [] : [sql`${sql.ref(`campaign.${column}`)} ${direction}`]),
-    sql`campaign.id ${direction}`,
-  ]);
+  const key = campaignSortKey(filter.sortBy);
+  return sql.join([...(key === undefined ? [] : [sql`${key} ${direction}`]), sql`campaign.id ${direction}`]);
 }
 
 /** Column of a page's rows of each statistics `sortBy`. */
@@ -323,16 +331,19 @@ const STATISTIC_SORT_COLUMNS: Partial<Record<CampaignSortField, string>> = {
   ORDERSAMOUNT: 'orders_amount',
 };
 
+/** The sort key on a page's rows (`row`) of a statistics `sortBy`; none for another `sortBy` or without one. */
+function statisticSortKey(sortBy: CampaignSortField | undefined): RawBuilder<unknown> | undefined {
+  const column = sortBy === undefined ? undefined : STATISTIC_SORT_COLUMNS[sortBy];
+  return column === undefined ? undefined : sql.ref(`row.${column}`);
+}
+
 /**
  * The keyset order (P172) of a page in a campaign order (`campaignOrder`, on `campaign`) or a statistics order
  * (`orderBy` without the row type, on the rows aliased `row`); PostgreSQL's default null placement.
  */
 function keysetOrder(filter: ResolvedCampaignFilter, on: 'campaign' | 'row'): KeysetOrder {
-  const columns: Partial<Record<CampaignSortField, string>> =
-    on === 'campaign' ? CAMPAIGN_SORT_COLUMNS : STATISTIC_SORT_COLUMNS;
-  const column = filter.sortBy === undefined ? undefined : columns[filter.sortBy];
   return {
-    column: column === undefined ? undefined : sql.ref(`${on}.${column}`),
+    column: on === 'campaign' ? campaignSortKey(filter.sortBy) : statisticSortKey(filter.sortBy),
     id: sql.ref(on === 'campaign' ? 'campaign.id' : 'row.campaign_id'),
     ascending: filter.ascending,
     nullsFirst: !filter.ascending,
@@ -343,10 +354,8 @@ function keysetOrder(filter: ResolvedCampaignFilter, on: 'campaign' | 'row'): Ke
 function orderBy(filter: ResolvedCampaignFilter, withRowType: boolean): RawBuilder<unknown> {
   const direction = filter.ascending ? sql`asc` : sql`desc`;
   const keys = [];
-  if (filter.sortBy !== undefined) {
-    const column = CAMPAIGN_SORT_COLUMNS[filter.sortBy] ?? STATISTIC_SORT_COLUMNS[filter.sortBy];
-    if (column !== undefined) keys.push(sql`${sql.ref(`row.${column}`)} ${direction}`);
-  }
+  const key = statisticSortKey(filter.sortBy);
+  if (key !== undefined) keys.push(sql`${key} ${direction}`);
   keys.push(sql`row.campaign_id ${direction}`);
   if (withRowType) keys.push(sql`row.row_type asc`);
   return sql.join(keys);

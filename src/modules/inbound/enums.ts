@@ -114,5 +114,7 @@ export const CARRIERS = [
 export const OrderTypeSchema = StringEnum(ORDER_TYPES, { description: 'Order type' });
 export const OrderStatusSchema = StringEnum(ORDER_STATUSES, { description: 'Order status' });
 export const MarkingStatusSchema = StringEnum(MARKING_STATUSES, { description: 'Marking status' });
-export const OrderSortFieldSchema = StringEnum(ORDER_SORT_FIELDS, { description: 'Sort field' });
+export const OrderSortFieldSchema = StringEnum(ORDER_SORT_FIELDS, {
+  description: 'Sort field; NAME ignores case (P222)',
+});
 export const CarrierSchema = StringEnum(CARRIERS as readonly string[], { description: 'Delivery carrier' });

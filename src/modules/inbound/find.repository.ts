@@ -10,10 +10,11 @@ import {
   type Expression,
   type ExpressionBuilder,
   type Kysely,
+  type RawBuilder,
   type SqlBool,
 } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
+import { ignoringCase, keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import { pageBounds } from '../../db/page-bounds.ts';
 import { likeContains } from '../../db/like.ts';
 import { CLOSED_ORDER_STATUSES, type OrderSortField } from './enums.ts';
@@ -59,9 +60,19 @@ const SORT_COLUMNS: Record<OrderSortField, OrderColumn> = {
   SERVICEWAREHOUSEID: 'service_warehouse_id',
 };
 
-/** The keyset order of a sort column (PostgreSQL's default null placement: nulls last when ascending). */
-const keysetOrder = (column: OrderColumn, ascending: boolean): KeysetOrder => ({
-  column: column === 'id' ? undefined : sql.ref(`inbound_order.${column}`),
+/**
+ * The sort key of a sort field: its column, the document's name ignoring case (P222); none for a sort by id.
+ */
+function sortKey(field: OrderSortField): RawBuilder<unknown> | undefined {
+  const column = SORT_COLUMNS[field];
+  if (column === 'id') return undefined;
+  const reference = sql.ref(`inbound_order.${column}`);
+  return field === 'NAME' ? ignoringCase(reference) : reference;
+}
+
+/** The keyset order of a sort key (PostgreSQL's default null placement: nulls last when ascending). */
+const keysetOrder = (key: RawBuilder<unknown> | undefined, ascending: boolean): KeysetOrder => ({
+  column: key,
   id: sql.ref('inbound_order.id'),
   ascending,
   nullsFirst: !ascending,
@@ -191,9 +202,9 @@ export const findRepository = {
     clientId: number,
     criteria: FindCriteria,
   ): Promise<Array<OrderRow & { keyset_value: string | null }>> => {
-    const column = SORT_COLUMNS[(criteria.sortBy ?? 'ID') as OrderSortField];
+    const key = sortKey((criteria.sortBy ?? 'ID') as OrderSortField);
     const direction = criteria.ascending ? 'asc' : 'desc';
-    const order = keysetOrder(column, criteria.ascending);
+    const order = keysetOrder(key, criteria.ascending);
     const where = conditions(expressionBuilder<DB, 'inbound_order'>(), clientId, criteria);
     let ids = db
       .selectFrom('inbound_order')
@@ -202,7 +213,7 @@ export const findRepository = {
       .$if(criteria.after !== undefined, (qb) =>
         qb.where(keysetAfter(order, criteria.after as NonNullable<FindCriteria['after']>)),
       );
-    if (column !== 'id') ids = ids.orderBy(`inbound_order.${column}`, direction);
+    if (key !== undefined) ids = ids.orderBy(key, direction);
     ids = pageBounds(
       ids.orderBy('inbound_order.id', direction),
       criteria.limit + 1,
@@ -216,7 +227,7 @@ export const findRepository = {
       .selectAll('inbound_order')
       .select(keysetValue(order).as('keyset_value'))
       .where('inbound_order.client_id', '=', clientId);
-    if (column !== 'id') rows = rows.orderBy(`inbound_order.${column}`, direction);
+    if (key !== undefined) rows = rows.orderBy(key, direction);
     return rows.orderBy('inbound_order.id', direction).execute();
   },
 

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { likeContains } from '../../db/like.ts';
-import { keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
+import { ignoringCase, keysetAfter, keysetValue, type KeysetOrder } from '../../db/keyset.ts';
 import type { CursorPosition } from '../../http/cursor.ts';
 
 /** Filters of a tag list. */
@@ -101,7 +101,7 @@ export const tagRepository = {
     from: { offset: number } | { after: CursorPosition },
   ) => {
     const direction = ascending ? 'asc' : 'desc';
-    const name = sql`lower(tag.name)`;
+    const name = ignoringCase(sql.ref('tag.name'));
     const order: KeysetOrder = {
       column: sortBy === 'NAME' ? name : undefined,
       id: sql.ref('tag.id'),
