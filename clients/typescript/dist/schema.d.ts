@@ -6876,7 +6876,9 @@ export interface operations {
                 query?: string;
                 /** @description Only tags bound to this product (directly or via its model) */
                 productId?: number;
+                /** @description Sort field; default: ID; NAME ignores case (P222) */
                 sortBy?: "ID" | "NAME";
+                /** @description Ascending order; default descending */
                 ascending?: boolean;
             };
             header?: never;
@@ -7332,7 +7334,9 @@ export interface operations {
                 query?: string;
                 /** @description Only tags bound to this product (directly or via its model) */
                 productId?: number;
+                /** @description Sort field; default: ID; NAME ignores case (P222) */
                 sortBy?: "ID" | "NAME";
+                /** @description Ascending order; default descending */
                 ascending?: boolean;
             };
             header?: never;

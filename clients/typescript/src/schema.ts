@@ -6877,7 +6877,9 @@ export interface operations {
                 query?: string;
                 /** @description Only tags bound to this product (directly or via its model) */
                 productId?: number;
+                /** @description Sort field; default: ID; NAME ignores case (P222) */
                 sortBy?: "ID" | "NAME";
+                /** @description Ascending order; default descending */
                 ascending?: boolean;
             };
             header?: never;
@@ -7333,7 +7335,9 @@ export interface operations {
                 query?: string;
                 /** @description Only tags bound to this product (directly or via its model) */
                 productId?: number;
+                /** @description Sort field; default: ID; NAME ignores case (P222) */
                 sortBy?: "ID" | "NAME";
+                /** @description Ascending order; default descending */
                 ascending?: boolean;
             };
             header?: never;

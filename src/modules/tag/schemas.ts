@@ -59,8 +59,10 @@ export const TagFindQuery = Type.Object({
   productId: Type.Optional(
     Int64({ description: 'Only tags bound to this product (directly or via its model)' }),
   ),
-  sortBy: Type.Optional(StringEnum(['ID', 'NAME'] as const)),
-  ascending: Type.Optional(Type.Boolean()),
+  sortBy: Type.Optional(
+    StringEnum(['ID', 'NAME'] as const, { description: 'Sort field; default: ID; NAME ignores case (P222)' }),
+  ),
+  ascending: Type.Optional(Type.Boolean({ description: 'Ascending order; default descending' })),
 });
 export type TagFindQuery = Static<typeof TagFindQuery>;
 
