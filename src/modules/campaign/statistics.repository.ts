@@ -110,7 +110,7 @@ function hasStatistics(filter: ResolvedCampaignFilter): RawBuilder<SqlBool> {
 
 /** Whether a `sortBy` orders by statistics (then every campaign's statistics are needed before paging). */
 const sortsByStatistics = (sortBy: CampaignSortField | undefined) =>
-  sortBy !== undefined && !(sortBy in CAMPAIGN_SORT_COLUMNS);
+  sortBy !== undefined && !(sortBy in CAMPAIGN_SORT_KEYS);
 
 /** The filter's criteria on `campaign` and, with `isStatCampaign`, statistics rows in the range. */
 function selectionConditions(eb: ExpressionBuilder<DB, 'campaign'>, filter: ResolvedCampaignFilter) {
@@ -285,27 +285,24 @@ const STAT_CAMPAIGN = sql.raw(`cross join lateral (
     trim_scale(row.drr) as "drr", trim_scale(row.cps) as "cps"
 ) as stat_campaign`);
 
-/** Column of `campaign` (and of a page's rows) of each `sortBy` on the campaign itself. */
-const CAMPAIGN_SORT_COLUMNS: Partial<Record<CampaignSortField, keyof CampaignTable>> = {
-  EXTERNALID: 'external_id',
-  SERVICE: 'service',
-  CAMPAIGNNAME: 'name',
-  CAMPAIGNTYPE: 'type',
-  CATEGORYNAME: 'category_name',
-  CREATEDATE: 'create_date',
-  STATUS: 'status',
+const campaignColumn = (name: keyof CampaignTable) => sql.ref(`campaign.${name}`);
+
+/** Sort key on `campaign` of each `sortBy` on the campaign itself: its column, a name ignoring case (P222). */
+const CAMPAIGN_SORT_KEYS: Partial<Record<CampaignSortField, RawBuilder<unknown>>> = {
+  EXTERNALID: campaignColumn('external_id'),
+  SERVICE: campaignColumn('service'),
+  CAMPAIGNNAME: ignoringCase(campaignColumn('name')),
+  CAMPAIGNTYPE: campaignColumn('type'),
+  CATEGORYNAME: ignoringCase(campaignColumn('category_name')),
+  CREATEDATE: campaignColumn('create_date'),
+  STATUS: campaignColumn('status'),
 };
 
-/**
- * The sort key on `campaign` of a `sortBy` on the campaign itself: its column, a name ignoring case (P222); none
- * for a statistics `sortBy` or without one.
- */
-function campaignSortKey(sortBy: CampaignSortField | undefined): RawBuilder<unknown> | undefined {
-  const column = sortBy === undefined ? undefined : CAMPAIGN_SORT_COLUMNS[sortBy];
-  if (column === undefined) return undefined;
-  const reference = sql.ref(`campaign.${column}`);
-  return sortBy === 'CAMPAIGNNAME' || sortBy === 'CATEGORYNAME' ? ignoringCase(reference) : reference;
-}
+/** The sort key of `sortBy` in `keys`; none for a `sortBy` of the other kind or without one. */
+const sortKey = (
+  keys: Partial<Record<CampaignSortField, RawBuilder<unknown>>>,
+  sortBy?: CampaignSortField,
+) => (sortBy === undefined ? undefined : keys[sortBy]);
 
 /**
  * The keys of a campaign order on `campaign` (D4.4): the `sortBy` key when it is one of the campaign's, then
@@ -313,29 +310,25 @@ function campaignSortKey(sortBy: CampaignSortField | undefined): RawBuilder<unkn
  */
 function campaignOrder(filter: ResolvedCampaignFilter): RawBuilder<unknown> {
   const direction = filter.ascending ? sql`asc` : sql`desc`;
-  const key = campaignSortKey(filter.sortBy);
+  const key = sortKey(CAMPAIGN_SORT_KEYS, filter.sortBy);
   return sql.join([...(key === undefined ? [] : [sql`${key} ${direction}`]), sql`campaign.id ${direction}`]);
 }
 
-/** Column of a page's rows of each statistics `sortBy`. */
-const STATISTIC_SORT_COLUMNS: Partial<Record<CampaignSortField, string>> = {
-  VIEWS: 'views',
-  CLICKS: 'clicks',
-  RATIOCLICKSVIEWS: 'ratio_clicks_views',
-  AVERAGECOST: 'average_cost',
-  EXPENSES: 'expenses',
-  QUANTITYADDCART: 'quantity_add_cart',
-  QUANTITYORDERS: 'quantity_orders',
-  RATIOORDERSOFVISITS: 'ratio_orders_of_visits',
-  QUANTITYPRODUCTORDERS: 'quantity_product_orders',
-  ORDERSAMOUNT: 'orders_amount',
-};
+const rowColumn = (name: string) => sql.ref(`row.${name}`);
 
-/** The sort key on a page's rows (`row`) of a statistics `sortBy`; none for another `sortBy` or without one. */
-function statisticSortKey(sortBy: CampaignSortField | undefined): RawBuilder<unknown> | undefined {
-  const column = sortBy === undefined ? undefined : STATISTIC_SORT_COLUMNS[sortBy];
-  return column === undefined ? undefined : sql.ref(`row.${column}`);
-}
+/** Sort key on a page's rows (aliased `row`) of each statistics `sortBy`: its column. */
+const STATISTIC_SORT_KEYS: Partial<Record<CampaignSortField, RawBuilder<unknown>>> = {
+  VIEWS: rowColumn('views'),
+  CLICKS: rowColumn('clicks'),
+  RATIOCLICKSVIEWS: rowColumn('ratio_clicks_views'),
+  AVERAGECOST: rowColumn('average_cost'),
+  EXPENSES: rowColumn('expenses'),
+  QUANTITYADDCART: rowColumn('quantity_add_cart'),
+  QUANTITYORDERS: rowColumn('quantity_orders'),
+  RATIOORDERSOFVISITS: rowColumn('ratio_orders_of_visits'),
+  QUANTITYPRODUCTORDERS: rowColumn('quantity_product_orders'),
+  ORDERSAMOUNT: rowColumn('orders_amount'),
+};
 
 /**
  * The keyset order (P172) of a page in a campaign order (`campaignOrder`, on `campaign`) or a statistics order
@@ -343,7 +336,7 @@ function statisticSortKey(sortBy: CampaignSortField | undefined): RawBuilder<unk
  */
 function keysetOrder(filter: ResolvedCampaignFilter, on: 'campaign' | 'row'): KeysetOrder {
   return {
-    column: on === 'campaign' ? campaignSortKey(filter.sortBy) : statisticSortKey(filter.sortBy),
+    column: sortKey(on === 'campaign' ? CAMPAIGN_SORT_KEYS : STATISTIC_SORT_KEYS, filter.sortBy),
     id: sql.ref(on === 'campaign' ? 'campaign.id' : 'row.campaign_id'),
     ascending: filter.ascending,
     nullsFirst: !filter.ascending,
@@ -354,7 +347,7 @@ function keysetOrder(filter: ResolvedCampaignFilter, on: 'campaign' | 'row'): Ke
 function orderBy(filter: ResolvedCampaignFilter, withRowType: boolean): RawBuilder<unknown> {
   const direction = filter.ascending ? sql`asc` : sql`desc`;
   const keys = [];
-  const key = statisticSortKey(filter.sortBy);
+  const key = sortKey(STATISTIC_SORT_KEYS, filter.sortBy);
   if (key !== undefined) keys.push(sql`${key} ${direction}`);
   keys.push(sql`row.campaign_id ${direction}`);
   if (withRowType) keys.push(sql`row.row_type asc`);

@@ -25,50 +25,42 @@ import { visibleText } from '../../domain/text.ts';
 type OrderColumn = keyof DB['inbound_order'];
 type Eb = ExpressionBuilder<DB, 'inbound_order'>;
 
-/**
- * Stored column of each sort field; fields of data we do not store (queue, collect task, start of collection,
- * product) sort by id.
- */
-const SORT_COLUMNS: Record<OrderSortField, OrderColumn> = {
-  ID: 'id',
-  CREATEDDATE: 'created_date',
-  ORDERCREATED: 'created_date',
-  CREATED: 'created',
-  CREATEDUSER: 'created_user',
-  STATUS: 'status',
-  SERVICE: 'service',
-  TYPE: 'type',
-  BOXTYPE: 'box_type',
-  NAME: 'name',
-  ORGANIZATIONID: 'organization_id',
-  WAREHOUSE: 'warehouse_id',
-  INVOICENUMBER: 'invoice_number',
-  EXTERNALORDERID: 'external_order_id',
-  QUEUE: 'id',
-  SUPPLYID: 'supply_id',
-  CLOSEDATE: 'close_date',
-  STARTCOLLECTDATE: 'id',
-  CLOSEUSERID: 'close_user_id',
-  USERID: 'user_id',
-  PRICE: 'total_price',
-  PRODUCT: 'id',
-  COLLECTORDERTASKID: 'id',
-  DELIVERYDATE: 'delivery_date',
-  MARKINGSTATUS: 'marking_status',
-  QUANTITY: 'total_quantity',
-  DATE: 'created',
-  SERVICEWAREHOUSEID: 'service_warehouse_id',
-};
+const orderColumn = (name: OrderColumn) => sql.ref(`inbound_order.${name}`);
 
 /**
- * The sort key of a sort field: its column, the document's name ignoring case (P222); none for a sort by id.
+ * Sort key of each sort field: its stored column, the document's name ignoring case (P222); none (the id alone)
+ * for `ID` and the fields of data we do not store (queue, collect task, start of collection, product).
  */
-function sortKey(field: OrderSortField): RawBuilder<unknown> | undefined {
-  const column = SORT_COLUMNS[field];
-  if (column === 'id') return undefined;
-  const reference = sql.ref(`inbound_order.${column}`);
-  return field === 'NAME' ? ignoringCase(reference) : reference;
-}
+const SORT_KEYS: Record<OrderSortField, RawBuilder<unknown> | undefined> = {
+  ID: undefined,
+  CREATEDDATE: orderColumn('created_date'),
+  ORDERCREATED: orderColumn('created_date'),
+  CREATED: orderColumn('created'),
+  CREATEDUSER: orderColumn('created_user'),
+  STATUS: orderColumn('status'),
+  SERVICE: orderColumn('service'),
+  TYPE: orderColumn('type'),
+  BOXTYPE: orderColumn('box_type'),
+  NAME: ignoringCase(orderColumn('name')),
+  ORGANIZATIONID: orderColumn('organization_id'),
+  WAREHOUSE: orderColumn('warehouse_id'),
+  INVOICENUMBER: orderColumn('invoice_number'),
+  EXTERNALORDERID: orderColumn('external_order_id'),
+  QUEUE: undefined,
+  SUPPLYID: orderColumn('supply_id'),
+  CLOSEDATE: orderColumn('close_date'),
+  STARTCOLLECTDATE: undefined,
+  CLOSEUSERID: orderColumn('close_user_id'),
+  USERID: orderColumn('user_id'),
+  PRICE: orderColumn('total_price'),
+  PRODUCT: undefined,
+  COLLECTORDERTASKID: undefined,
+  DELIVERYDATE: orderColumn('delivery_date'),
+  MARKINGSTATUS: orderColumn('marking_status'),
+  QUANTITY: orderColumn('total_quantity'),
+  DATE: orderColumn('created'),
+  SERVICEWAREHOUSEID: orderColumn('service_warehouse_id'),
+};
 
 /** The keyset order of a sort key (PostgreSQL's default null placement: nulls last when ascending). */
 const keysetOrder = (key: RawBuilder<unknown> | undefined, ascending: boolean): KeysetOrder => ({
@@ -202,7 +194,7 @@ export const findRepository = {
     clientId: number,
     criteria: FindCriteria,
   ): Promise<Array<OrderRow & { keyset_value: string | null }>> => {
-    const key = sortKey((criteria.sortBy ?? 'ID') as OrderSortField);
+    const key = SORT_KEYS[(criteria.sortBy ?? 'ID') as OrderSortField];
     const direction = criteria.ascending ? 'asc' : 'desc';
     const order = keysetOrder(key, criteria.ascending);
     const where = conditions(expressionBuilder<DB, 'inbound_order'>(), clientId, criteria);
