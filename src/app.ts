@@ -4,7 +4,8 @@
  * Request pipeline of the `/api` scope: request id → authentication and role (onRequest) → validation →
  * idempotency key (preHandler, `src/http/idempotency.ts`) → handler → presenter → stored answer and commit of an
  * idempotent request (onSend). Before all of it, on every route but the exempt ones, the rate limit counts the
- * request per token or IP address (onRequest, `src/http/rate-limit.ts`).
+ * request per token or IP address (onRequest, `src/http/rate-limit.ts`). In front of the framework, a plain GET
+ * that a cache of this process can answer is answered at once (`src/http/cached-answers.ts`, P223).
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -28,12 +29,16 @@ import { finiteNumbersPlugin, installStrictInput } from './http/strict-input.ts'
 import { IdempotencyKeys, installIdempotencyKeys } from './http/idempotency.ts';
 import { installCompression } from './http/compression.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
-import { installRateLimit } from './http/rate-limit.ts';
+import { installRateLimit, MemoryCounts } from './http/rate-limit.ts';
+import { CachedAnswers } from './http/cached-answers.ts';
 import { validatorFactory } from './http/validators.ts';
 import { installLingeringClose } from './http/lingering-close.ts';
 import { installRequestMetrics } from './metrics/http.ts';
 import { ErrorResponse } from './http/schemas.ts';
 import type { ResourceGroup } from './modules/group.ts';
+
+/** Log levels at which Fastify writes a line for every request (`info` and below). */
+const REQUEST_LOG_LEVELS = new Set(['trace', 'debug', 'info']);
 
 /** Options of `buildApp`. */
 export interface BuildAppOptions {
@@ -55,6 +60,7 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const { config } = runtime;
   const logger = typeof options.logger === 'object' ? options.logger : {};
+  const cachedAnswers = new CachedAnswers();
   const app = Fastify({
     logger:
       options.logger === false
@@ -65,7 +71,7 @@ export async function buildApp(
             ...(logger.stream && { stream: logger.stream }),
           },
     // Time limits of a request's arrival, keep-alive and trusted proxies (P164).
-    ...edgeServerOptions(config),
+    ...edgeServerOptions(config, cachedAnswers),
     // The caller's x-request-id is kept only when it is short and printable (P33); otherwise a new UUID.
     requestIdHeader: false,
     genReqId: (request) => callerRequestId(request.headers['x-request-id']) ?? randomUUID(),
@@ -98,10 +104,20 @@ export async function buildApp(
   installConnectionLimits(app, connectionLimits(config), config, runtime.metrics);
   installRequestAborts(app, runtime.metrics);
   installStrictInput(app);
-  installShutdownAnswer(app);
+  const closing = installShutdownAnswer(app);
   installStartUpAnswer(app, () => runtime.ready);
   installRequestMetrics(app, runtime.metrics);
-  await installRateLimit(app, runtime);
+  const memoryCounts = MemoryCounts.of(config);
+  await installRateLimit(app, runtime, memoryCounts);
+  cachedAnswers.enable({
+    config,
+    authenticator: runtime.authenticator,
+    metrics: runtime.metrics,
+    memoryCounts,
+    routes: groups.flatMap((group) => group.cachedRoutes ?? []),
+    serving: () => runtime.ready && !closing(),
+    requestLogs: REQUEST_LOG_LEVELS.has(app.log.level),
+  });
   installLingeringClose(app);
 
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -16,6 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { isIPv4, type DropArgument, type Server, type Socket } from 'node:net';
+import type { CachedAnswers } from './cached-answers.ts';
 import { createServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
@@ -98,9 +99,12 @@ export function connectionLimits(config: Config, limit = descriptorLimit()): Con
  * The server comes from a factory of ours so that the service has exactly one (P204): without one, Fastify opens
  * a second server for each further address `HOST=localhost` resolves to (`::1` beside `127.0.0.1`), and that
  * server would have none of the connection limits, the client-error answer or the refusal metrics installed on
- * `app.server`.
+ * `app.server`. Its request listener asks `cachedAnswers` first and hands Fastify what they do not answer (P223).
  */
-export function edgeServerOptions(config: Config): {
+export function edgeServerOptions(
+  config: Config,
+  cachedAnswers: CachedAnswers,
+): {
   trustProxy: string[] | false;
   serverFactory: (handler: RequestListener) => HttpServer;
 } {
@@ -114,7 +118,10 @@ export function edgeServerOptions(config: Config): {
   };
   return {
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
-    serverFactory: (handler) => createServer(http, handler),
+    serverFactory: (handler) =>
+      createServer(http, (request, response) => {
+        if (!cachedAnswers.answer(request, response)) handler(request, response);
+      }),
   };
 }
 

@@ -144,8 +144,9 @@ declare module 'fastify' {
  * While the app shuts down (from `beginShutdown()` or `close()`), requests still arriving get 503
  * `error_service_unavailable` with `connection: close`, so kept-alive clients are told to go instead of having
  * their connection reset; requests already running finish normally.
+ * @returns whether the app is shutting down
  */
-export function installShutdownAnswer(app: FastifyInstance): void {
+export function installShutdownAnswer(app: FastifyInstance): () => boolean {
   let closing = false;
   app.decorate('beginShutdown', () => {
     closing = true;
@@ -161,6 +162,7 @@ export function installShutdownAnswer(app: FastifyInstance): void {
     reply.header('connection', 'close');
     done(new AppError('error_service_unavailable', {}, { 'retry-after': '1' }));
   });
+  return () => closing;
 }
 
 /** Routes that answer before the start-up set-up is done: liveness and readiness. */

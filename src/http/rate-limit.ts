@@ -16,6 +16,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { LruMap } from 'toad-cache';
+import type { Config } from '../config.ts';
 import type { DB } from '../db/schema.ts';
 import type { Runtime } from '../runtime.ts';
 import type { Authenticated, TokenAuthenticator } from './auth.ts';
@@ -45,6 +47,9 @@ export function isExempt(url: string): boolean {
   return EXEMPT_URL.test(url);
 }
 
+/** The counter key of a live token (P125): `token:<SHA-256 of the token, base64url>`. */
+export const tokenRateLimitKey = (authenticated: Authenticated) => `token:${authenticated.tokenKey}`;
+
 /**
  * The counter key of a request (P125): `token:<SHA-256 of the token, base64url>` for a live token, else
  * `ip:<address>`. A wrong token counts against its IP address, so guessing tokens is limited too. Settled at once
@@ -56,8 +61,86 @@ export function rateLimitKey(
 ): string | Promise<string> {
   const resolution = authenticator.authenticateRequest(request);
   const keyOf = (authenticated: Authenticated | undefined) =>
-    authenticated ? `token:${authenticated.tokenKey}` : `ip:${request.ip}`;
+    authenticated ? tokenRateLimitKey(authenticated) : `ip:${request.ip}`;
   return resolution instanceof Promise ? resolution.then(keyOf) : keyOf(resolution);
+}
+
+/** The `RateLimit-Policy` field: the quota and its window in seconds (P127). */
+export const rateLimitPolicy = (config: Config) =>
+  `"${POLICY}";q=${config.rateLimitMax};w=${config.rateLimitWindowSeconds}`;
+
+/** The `RateLimit` field: requests remaining and seconds until the window ends (P127). */
+const rateLimitField = (remaining: number, seconds: number) => `"${POLICY}";r=${remaining};t=${seconds}`;
+
+/** Keys the memory store keeps, the least recently counted dropped first (`@fastify/rate-limit`'s default). */
+const MEMORY_STORE_KEYS = 5_000;
+
+/** One key's count in its fixed window. */
+interface WindowCount {
+  current: number;
+  /** When the window began (epoch milliseconds). */
+  startedAt: number;
+}
+
+/**
+ * The memory store's counts (P125): a fixed window of `RATE_LIMIT_WINDOW_SECONDS` per key, in a least-recently-used
+ * map of `MEMORY_STORE_KEYS` keys, counted as `@fastify/rate-limit`'s own memory store counts. One instance serves
+ * the plugin (`store`) and the answers from cache (`countWithinQuota`, P223), so both count against one quota.
+ */
+export class MemoryCounts {
+  private readonly counts = new LruMap<WindowCount>(MEMORY_STORE_KEYS);
+  private readonly windowMs: number;
+  private readonly max: number;
+
+  /** The counts of `config`'s quota, or undefined unless the rate limit is on and counts in memory. */
+  static of(config: Config): MemoryCounts | undefined {
+    return config.rateLimitMax > 0 && config.rateLimitStore === 'memory'
+      ? new MemoryCounts(config)
+      : undefined;
+  }
+
+  private constructor(config: Config) {
+    this.max = config.rateLimitMax;
+    this.windowMs = config.rateLimitWindowSeconds * 1000;
+  }
+
+  /** Counts one request of `key`: its count in the window and the milliseconds left of the window. */
+  increment(key: string, now = Date.now()): { current: number; ttl: number } {
+    let count = this.counts.get(key);
+    if (!count || count.startedAt + this.windowMs <= now) count = { current: 0, startedAt: now };
+    count.current += 1;
+    this.counts.set(key, count);
+    return { current: count.current, ttl: count.startedAt + this.windowMs - now };
+  }
+
+  /**
+   * Counts one request of `key` and gives its `RateLimit` field, or gives undefined and counts nothing when the
+   * quota of the window is used up: the rate limit's hook then counts the request and refuses it.
+   */
+  countWithinQuota(key: string): string | undefined {
+    const now = Date.now();
+    const count = this.counts.get(key);
+    if (count && count.startedAt + this.windowMs > now && count.current >= this.max) return undefined;
+    const { current, ttl } = this.increment(key, now);
+    return rateLimitField(this.max - current, Math.ceil(ttl / 1000));
+  }
+
+  /** The `@fastify/rate-limit` store class over these counts. */
+  store(): FastifyRateLimitStoreCtor {
+    const increment = (key: string) => this.increment(key);
+    return class MemoryStore {
+      incr(
+        key: string,
+        callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      ): void {
+        callback(null, increment(key));
+      }
+
+      child(): MemoryStore {
+        return new MemoryStore();
+      }
+    };
+  }
 }
 
 /** The `@fastify/rate-limit` store class over the `rate_limit_counter` table of `db` (P126). */
@@ -81,11 +164,16 @@ export function databaseStore(db: Kysely<DB>): FastifyRateLimitStoreCtor {
 }
 
 /**
- * Registers the rate limit on `app` (all routes, exempt ones skipped) unless `config.rateLimitMax` is 0. With the
- * `redis` store it connects to `config.redisUrl` first and disconnects when the app closes.
+ * Registers the rate limit on `app` (all routes, exempt ones skipped) unless `config.rateLimitMax` is 0. The
+ * `memory` store counts in `memoryCounts` (`MemoryCounts.of`); with the `redis` store it connects to
+ * `config.redisUrl` first and disconnects when the app closes.
  * @throws when Redis cannot be reached at start
  */
-export async function installRateLimit(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export async function installRateLimit(
+  app: FastifyInstance,
+  runtime: Runtime,
+  memoryCounts: MemoryCounts | undefined,
+): Promise<void> {
   const { config } = runtime;
   if (config.rateLimitMax === 0) return;
   let redis: Redis | undefined;
@@ -112,10 +200,11 @@ export async function installRateLimit(app: FastifyInstance, runtime: Runtime): 
     timeWindow: config.rateLimitWindowSeconds * 1000,
     keyGenerator: (request) => rateLimitKey(request, runtime.authenticator),
     ...(config.rateLimitStore === 'database' ? { store: databaseStore(runtime.database.db) } : {}),
+    ...(memoryCounts ? { store: memoryCounts.store() } : {}),
     ...(redis ? { redis, nameSpace: REDIS_NAMESPACE } : {}),
   });
   const limiter = app.createRateLimit();
-  const policy = `"${POLICY}";q=${config.rateLimitMax};w=${config.rateLimitWindowSeconds}`;
+  const policy = rateLimitPolicy(config);
 
   app.addHook('onRequest', async (request, reply) => {
     if (isExempt(request.url)) return;
@@ -129,7 +218,7 @@ export async function installRateLimit(app: FastifyInstance, runtime: Runtime): 
     if (result.isAllowed) return;
     const seconds = Math.max(result.isExceeded ? 1 : 0, result.ttlInSeconds);
     reply.header('ratelimit-policy', policy);
-    reply.header('ratelimit', `"${POLICY}";r=${result.remaining};t=${seconds}`);
+    reply.header('ratelimit', rateLimitField(result.remaining, seconds));
     if (result.isExceeded)
       throw new AppError('error_rate_limited', { retryAfter: seconds }, { 'retry-after': String(seconds) });
   });

@@ -4,6 +4,7 @@
  * lists the groups; `src/app.ts` registers their routes, the service process starts their workers.
  */
 import type { FastifyPluginAsyncTypebox, FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
+import type { CachedRoute } from '../http/cached-answers.ts';
 import type { JobDefinition } from '../jobs/job.ts';
 import type { TaskDefinition } from './task/definition.ts';
 
@@ -40,4 +41,6 @@ export interface ResourceGroup {
   tasks?: TaskDefinition<never>[];
   /** Workers beyond plain jobs. */
   workers?: BackgroundWorker[];
+  /** Paths of `routes` answered from this process's caches in front of the framework (P223). */
+  cachedRoutes?: CachedRoute[];
 }

@@ -1,7 +1,7 @@
 /**
  * Factory of the inbound group (spec §4.1, D5): builds its document caches and services once over a runtime,
  * registers how its documents render for the events it raises (`CREATE_ORDER`, `ORDER`, `ORDER_STATUS`), and
- * returns its routes under `/api/inbound`.
+ * returns its routes under `/api/inbound` and the cached document's path answered in front of them (P223).
  */
 import type { Runtime } from '../../runtime.ts';
 import type { ResourceGroup } from '../group.ts';
@@ -9,7 +9,7 @@ import { InboundFindService } from './find.service.ts';
 import { InboundCaches } from './order-cache.ts';
 import { PackageService } from './packages.service.ts';
 import { orderRenderer } from './render.ts';
-import { inboundRoutes } from './routes.ts';
+import { cachedDocumentRoute, inboundRoutes } from './routes.ts';
 import { InboundService } from './service.ts';
 
 /** The services of the inbound group. */
@@ -36,10 +36,12 @@ export function createInboundServices(runtime: Runtime): InboundServices {
 
 /** The inbound group. */
 export function createInboundGroup(runtime: Runtime): ResourceGroup {
+  const services = createInboundServices(runtime);
   return {
     name: 'inbound',
     scope: 'api',
     prefix: '/inbound',
-    routes: inboundRoutes(createInboundServices(runtime)),
+    routes: inboundRoutes(services),
+    cachedRoutes: [cachedDocumentRoute(services.orders)],
   };
 }

@@ -5,9 +5,11 @@
  */
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { CachedRoute } from '../../http/cached-answers.ts';
 import { answerNotModified, entityTag, requiredVersion, wantsRevalidation } from '../../http/conditional.ts';
 import { EmptyResponse, errorResponses, parseId, sendEmpty } from '../../http/schemas.ts';
 import type { InboundServices } from './group.ts';
+import type { InboundService } from './service.ts';
 import {
   BulkStatusBody,
   DeleteQuery,
@@ -339,3 +341,21 @@ export const inboundRoutes =
     );
     done();
   };
+
+/**
+ * `GET /api/inbound/{orderId}` without query from the process's document cache, in front of the framework (P223):
+ * the same body and entity tag as the route's handler gives for a cached document.
+ */
+export function cachedDocumentRoute(orders: InboundService): CachedRoute {
+  return {
+    route: '/api/inbound/:orderId',
+    path: /^\/api\/inbound\/([0-9]{1,19})$/,
+    answer(principal, orderId) {
+      const id = Number(orderId);
+      const cached = Number.isSafeInteger(id) ? orders.cachedOrderBody(principal, id) : undefined;
+      return (
+        cached && { body: cached.body, contentType: HAL, entityTag: entityTag('order', id, cached.versionId) }
+      );
+    },
+  };
+}

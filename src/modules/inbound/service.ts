@@ -35,7 +35,6 @@ import type {
   OrderProductInput,
   Order,
 } from './schemas.ts';
-
 /** API field of a document → its column, for the writable fields of create and PATCH (D5.1). */
 const WRITABLE_FIELDS = {
   organizationId: 'organization_id',
@@ -366,6 +365,15 @@ export class InboundService {
     const body = Buffer.from(found.json);
     this.caches.documents.store(id, id, principal.clientId, body, readStartedAt, found.versionId);
     return { body, versionId: found.versionId };
+  }
+
+  /**
+   * The cached document `id` of `principal`'s client as `GET /api/inbound/{orderId}` without query answers it, or
+   * undefined when this process's cache does not hold it (then `getOrderBody` reads it).
+   */
+  cachedOrderBody(principal: Principal, id: number): { body: Buffer; versionId: number } | undefined {
+    const cached = this.caches.documents.get(id, principal.clientId);
+    return cached?.version === undefined ? undefined : { body: cached.body, versionId: cached.version };
   }
 
   /**
