@@ -39,7 +39,7 @@ export interface CachedRepresentation {
 export interface CachedRoute {
   /** The route template of the same path in Fastify (the histogram's label), e.g. `/api/inbound/:orderId`. */
   route: string;
-  /** The whole path it answers, its first group the id the route's schema accepts (`/^\/api\/inbound\/(\d{1,19})$/`). */
+  /** The whole path it answers; its first group is the id, as the route's schema accepts it. */
   path: RegExp;
   /** The answer for `principal` from the cache, or undefined when the cache does not hold it. */
   answer(principal: Principal, id: string): CachedRepresentation | undefined;

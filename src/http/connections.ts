@@ -16,13 +16,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { isIPv4, type DropArgument, type Server, type Socket } from 'node:net';
-import type { CachedAnswers } from './cached-answers.ts';
 import { createServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
+import type { CachedAnswers } from './cached-answers.ts';
 
 /** A refused source is logged at most once per this interval (1 minute). */
 export const REFUSAL_LOG_INTERVAL_MILLISECONDS = 60_000;
