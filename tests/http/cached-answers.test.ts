@@ -34,15 +34,21 @@ afterEach(() => countWithinQuota.mockClear());
 /** Whether the last request was answered from cache before the pipeline. */
 const answeredFromCache = () => countWithinQuota.mock.results.some((result) => result.value !== undefined);
 
-/** A new account and a document of it, read once so that the process caches the document and the read token. */
-async function cachedDocument(): Promise<{ account: TestAccount; order: Order }> {
-  const account = await createAccount(t.runtime);
-  const order = await createOrder(t.app, account.writeToken, {
+/** A new account of `on` (this file's app by default) and a document of it. */
+async function newDocument(on: TestApp = t): Promise<{ account: TestAccount; order: Order }> {
+  const account = await createAccount(on.runtime);
+  const order = await createOrder(on.app, account.writeToken, {
     organizationId: account.organizationId,
     type: 'INCOME',
     name: 'cached answers',
     products: [productLine()],
   });
+  return { account, order };
+}
+
+/** A new account and a document of it, read once so that the process caches the document and the read token. */
+async function cachedDocument(): Promise<{ account: TestAccount; order: Order }> {
+  const { account, order } = await newDocument();
   const first = await getOrder(account.readToken, order.id);
   expect(first.statusCode, first.body).toBe(200);
   countWithinQuota.mockClear();
@@ -210,13 +216,7 @@ describe('with request logs on', () => {
       { workers: false, log: { write: (line) => void lines.push(line) } },
     );
     try {
-      const account = await createAccount(logged.runtime);
-      const order = await createOrder(logged.app, account.writeToken, {
-        organizationId: account.organizationId,
-        type: 'INCOME',
-        name: 'logged',
-        products: [productLine()],
-      });
+      const { account, order } = await newDocument(logged);
       await logged.app.listen({ port: 0, host: '127.0.0.1' });
       const loggedPort = (logged.app.server.address() as AddressInfo).port;
       const path = `/api/inbound/${order.id}`;
