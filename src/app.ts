@@ -7,7 +7,6 @@
  * request per token or IP address (onRequest, `src/http/rate-limit.ts`). In front of the framework, a plain GET
  * that a cache of this process can answer is answered at once (`src/http/cached-answers.ts`, P223).
  */
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -15,10 +14,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Runtime } from './runtime.ts';
 import { decorateAuthentication, installAuthentication } from './http/auth.ts';
 import {
-  callerRequestId,
   installErrorHandlers,
   installShutdownAnswer,
   installStartUpAnswer,
+  requestIdOf,
   sendAppError,
 } from './http/error-handler.ts';
 import { clientErrorHandler, installRequestAborts } from './http/client-disconnects.ts';
@@ -74,7 +73,7 @@ export async function buildApp(
     ...edgeServerOptions(config, cachedAnswers),
     // The caller's x-request-id is kept only when it is short and printable (P33); otherwise a new UUID.
     requestIdHeader: false,
-    genReqId: (request) => callerRequestId(request.headers['x-request-id']) ?? randomUUID(),
+    genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     bodyLimit: config.bodyLimitBytes,
     // Ids in paths are checked by their schemas; the router's own limit only guards against abuse.
     routerOptions: { maxParamLength: 1_000 },

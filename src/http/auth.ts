@@ -152,9 +152,7 @@ export class TokenAuthenticator {
    */
   cachedAuthentication(header: string | undefined): Authenticated | undefined {
     const token = tokenFromHeader(header);
-    if (token === undefined || !this.notifier.listening) return undefined;
-    const cached = this.cache.get(hash('sha256', token, 'base64url'));
-    return cached && cached.expiresAt > Date.now() ? cached.authenticated : undefined;
+    return token === undefined ? undefined : this.cached(hash('sha256', token, 'base64url'), Date.now());
   }
 
   /** Finds the live token's principal: from the cache while it holds it, else from the database (`read`). */
@@ -162,10 +160,15 @@ export class TokenAuthenticator {
     if (token === undefined) return undefined;
     // One-shot hashing straight to text: the cache key of every request, and the only form kept in memory.
     const key = hash('sha256', token, 'base64url');
-    // While the change listener is down a revocation could be missed: no cache is read or filled (P36).
-    const cached = this.notifier.listening ? this.cache.get(key) : undefined;
     const now = Date.now();
-    return cached && cached.expiresAt > now ? cached.authenticated : this.read(key, now);
+    return this.cached(key, now) ?? this.read(key, now);
+  }
+
+  /** The cached principal of the token whose SHA-256 is `key` while its entry lives at `now`. */
+  private cached(key: string, now: number): Authenticated | undefined {
+    // While the change listener is down a revocation could be missed: no cache is read or filled (P36).
+    const entry = this.notifier.listening ? this.cache.get(key) : undefined;
+    return entry && entry.expiresAt > now ? entry.authenticated : undefined;
   }
 
   /**

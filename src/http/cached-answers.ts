@@ -18,13 +18,12 @@
  * route template. Every other request — and any of these the caches cannot answer — goes to Fastify, which gives
  * the same answer or the error the request deserves.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import type { Principal, TokenAuthenticator } from './auth.ts';
-import { callerRequestId } from './error-handler.ts';
+import { requestIdOf } from './error-handler.ts';
 import { rateLimitPolicy, tokenRateLimitKey, type MemoryCounts } from './rate-limit.ts';
 
 /** A representation held by a cache: the body as sent and the header fields that describe it. */
@@ -148,7 +147,7 @@ export class CachedAnswers {
       'content-type': cached.contentType,
       etag: cached.entityTag,
       ...(rateLimit !== undefined && { 'ratelimit-policy': this.policy, ratelimit: rateLimit }),
-      'x-request-id': callerRequestId(request.headers['x-request-id']) ?? randomUUID(),
+      'x-request-id': requestIdOf(request.headers['x-request-id']),
       'content-length': cached.body.length,
     });
     response.end(cached.body);

@@ -4,6 +4,7 @@
  * unexpected behind `error_unknown` (never a stack trace or SQL). Only faults of the service are logged at
  * `error`; a client that hung up is not one (`src/http/client-disconnects.ts`).
  */
+import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from './errors.ts';
@@ -129,9 +130,13 @@ export function installErrorHandlers(
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** The caller's `x-request-id` when it is 1–128 printable ASCII characters (P33); else undefined. */
-export function callerRequestId(header: string | string[] | undefined): string | undefined {
+function callerRequestId(header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : undefined;
 }
+
+/** The id of a request: the caller's `x-request-id` when it is acceptable (P33), else a new UUID. */
+export const requestIdOf = (header: string | string[] | undefined): string =>
+  callerRequestId(header) ?? randomUUID();
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -106,8 +106,7 @@ export class MemoryCounts {
 
   /** Counts one request of `key`: its count in the window and the milliseconds left of the window. */
   increment(key: string, now = Date.now()): { current: number; ttl: number } {
-    let count = this.counts.get(key);
-    if (!count || count.startedAt + this.windowMs <= now) count = { current: 0, startedAt: now };
+    const count = this.openCount(key, now) ?? { current: 0, startedAt: now };
     count.current += 1;
     this.counts.set(key, count);
     return { current: count.current, ttl: count.startedAt + this.windowMs - now };
@@ -119,10 +118,15 @@ export class MemoryCounts {
    */
   countWithinQuota(key: string): string | undefined {
     const now = Date.now();
-    const count = this.counts.get(key);
-    if (count && count.startedAt + this.windowMs > now && count.current >= this.max) return undefined;
+    if ((this.openCount(key, now)?.current ?? 0) >= this.max) return undefined;
     const { current, ttl } = this.increment(key, now);
     return rateLimitField(this.max - current, Math.ceil(ttl / 1000));
+  }
+
+  /** The count of `key` when its window is still open at `now`. */
+  private openCount(key: string, now: number): WindowCount | undefined {
+    const count = this.counts.get(key);
+    return count && count.startedAt + this.windowMs > now ? count : undefined;
   }
 
   /** The `@fastify/rate-limit` store class over these counts. */
