@@ -8,9 +8,10 @@
  *   bare `node:http` + `pg` server running the same SQL statements and answering `JSON.stringify` of the rows
  *   (bench/database-ceiling-server.ts).
  *
- * The service and its ceiling take turns: `ROUNDS` rounds of a short run each, and the ratio is the median of the
- * rounds' ratios. This machine's speed drifts within seconds (a ceiling measured 9,000 and 28,000 req/s a minute
- * apart), so a run of each one after the other compares two different machines.
+ * The service and its ceiling take turns: `ROUNDS` rounds of a short run each, the ceiling first in every other
+ * round, and the ratio is the median of the rounds' ratios. This machine's speed drifts within seconds (a ceiling
+ * measured 9,000 and 28,000 req/s a minute apart), so a run of each one after the other compares two different
+ * machines.
  *
  * The statements are captured from the repository functions the service calls for these requests, through a
  * Kysely instance that records every compiled query, so they are the service's own text and values. The
@@ -46,8 +47,8 @@ import {
 /** Connections of every load run (the issue's setting for the single GETs). */
 const CONNECTIONS = 32;
 const WARMUP_SECONDS = 1;
-/** Turns of service and ceiling per GET; each run lasts the part's load time divided by it (at least 2 s). */
-const ROUNDS = 4;
+/** Turns of service and ceiling per GET; each run lasts twice the part's load time divided by it (at least 2 s). */
+const ROUNDS = 8;
 /**
  * The bench service's `DATABASE_POOL_SIZE` (its default unless the bench's environment sets it); the
  * database-path ceiling uses a pool of the same size.
@@ -172,16 +173,24 @@ export async function benchSingleGets(
     const measured: Pair[] = [];
     for (const [name, ceilingName, target, path, ceiling, framework] of pairs) {
       log(`single GETs: ${name}`);
-      const seconds = Math.max(2, Math.round(loadSeconds / ROUNDS));
+      const seconds = Math.max(2, Math.round((2 * loadSeconds) / ROUNDS));
       const rounds: Round[] = [];
-      for (let round = 0; round < ROUNDS; round++)
+      const measureService = () =>
+        measure(context.serviceUrl, path, readToken, seconds, context.servicePid, dataDir);
+      const measureCeiling = () =>
+        measure(ceiling.url, path, readToken, seconds, ceilingPid(ceiling), dataDir);
+      for (let round = 0; round < ROUNDS; round++) {
+        // every other round the ceiling goes first, so a drift of the machine favours neither side
+        const ceilingFirst = round % 2 === 1 ? await measureCeiling() : undefined;
+        const service = await measureService();
         rounds.push({
-          service: await measure(context.serviceUrl, path, readToken, seconds, context.servicePid, dataDir),
-          ceiling: await measure(ceiling.url, path, readToken, seconds, ceilingPid(ceiling), dataDir),
+          service,
+          ceiling: ceilingFirst ?? (await measureCeiling()),
           ...(framework && {
             framework: await measure(framework.url, path, readToken, seconds, ceilingPid(framework), dataDir),
           }),
         });
+      }
       measured.push({ name, ceilingName, target, rounds });
     }
     return singleGetsResult(measured, recorded.body.length);

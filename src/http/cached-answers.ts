@@ -141,15 +141,27 @@ export class CachedAnswers {
     if (authenticated === undefined) return false;
     const cached = route.answer(authenticated.principal, match[1] as string);
     if (cached === undefined) return false;
-    const rateLimit = settings.memoryCounts?.countWithinQuota(tokenRateLimitKey(authenticated));
-    if (settings.memoryCounts !== undefined && rateLimit === undefined) return false;
-    response.writeHead(200, {
-      'content-type': cached.contentType,
-      etag: cached.entityTag,
-      ...(rateLimit !== undefined && { 'ratelimit-policy': this.policy, ratelimit: rateLimit }),
-      'x-request-id': requestIdOf(request.headers['x-request-id']),
-      'content-length': cached.body.length,
-    });
+    const requestId = requestIdOf(request.headers['x-request-id']);
+    const { memoryCounts } = settings;
+    if (memoryCounts === undefined)
+      response.writeHead(200, {
+        'content-type': cached.contentType,
+        etag: cached.entityTag,
+        'x-request-id': requestId,
+        'content-length': cached.body.length,
+      });
+    else {
+      const rateLimit = memoryCounts.countWithinQuota(tokenRateLimitKey(authenticated));
+      if (rateLimit === undefined) return false;
+      response.writeHead(200, {
+        'content-type': cached.contentType,
+        etag: cached.entityTag,
+        'ratelimit-policy': this.policy,
+        ratelimit: rateLimit,
+        'x-request-id': requestId,
+        'content-length': cached.body.length,
+      });
+    }
     response.end(cached.body);
     route.observe((performance.now() - startedAt) / 1000);
     return true;

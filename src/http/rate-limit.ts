@@ -106,9 +106,7 @@ export class MemoryCounts {
 
   /** Counts one request of `key`: its count in the window and the milliseconds left of the window. */
   increment(key: string, now = Date.now()): { current: number; ttl: number } {
-    const count = this.openCount(key, now) ?? { current: 0, startedAt: now };
-    count.current += 1;
-    this.counts.set(key, count);
+    const count = this.counted(this.openCount(key, now), key, now);
     return { current: count.current, ttl: count.startedAt + this.windowMs - now };
   }
 
@@ -118,15 +116,30 @@ export class MemoryCounts {
    */
   countWithinQuota(key: string): string | undefined {
     const now = Date.now();
-    if ((this.openCount(key, now)?.current ?? 0) >= this.max) return undefined;
-    const { current, ttl } = this.increment(key, now);
-    return rateLimitField(this.max - current, Math.ceil(ttl / 1000));
+    const open = this.openCount(key, now);
+    if (open !== undefined && open.current >= this.max) return undefined;
+    const count = this.counted(open, key, now);
+    return rateLimitField(
+      this.max - count.current,
+      Math.ceil((count.startedAt + this.windowMs - now) / 1000),
+    );
   }
 
-  /** The count of `key` when its window is still open at `now`. */
+  /** The count of `key` when its window is still open at `now` (the look-up marks the key as recently used). */
   private openCount(key: string, now: number): WindowCount | undefined {
     const count = this.counts.get(key);
     return count && count.startedAt + this.windowMs > now ? count : undefined;
+  }
+
+  /** `open` (the open window's count of `key`) with one more request, or a new window's count of one. */
+  private counted(open: WindowCount | undefined, key: string, now: number): WindowCount {
+    if (open !== undefined) {
+      open.current += 1;
+      return open;
+    }
+    const count = { current: 1, startedAt: now };
+    this.counts.set(key, count);
+    return count;
   }
 
   /** The `@fastify/rate-limit` store class over these counts. */
