@@ -8,7 +8,7 @@
  *   with request logs on, every request goes through the pipeline that writes them);
  * - the request is a `GET` of a named path without a query string and carries no header field outside
  *   `NEUTRAL_FIELDS`, so nothing asks for a compressed, conditional, revalidated or idempotent answer or sends a
- *   body;
+ *   body, and no field twice (Node keeps the first `Authorization` of several, the pipeline decides);
  * - its token is in the token cache (a live token, resolved without the database) — any token may read;
  * - the route's cache holds the answer for the token's client;
  * - the rate limit is off or counts in memory (`MemoryCounts`) and the request is within the quota.
@@ -18,7 +18,7 @@
  * route template. Every other request — and any of these the caches cannot answer — goes to Fastify, which gives
  * the same answer or the error the request deserves.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
@@ -45,31 +45,54 @@ export interface CachedRoute {
 }
 
 /**
- * Request header fields that leave a cached answer as it is: the connection's, the token, content negotiation the
- * service does not do, the caller's request id and a proxy's forwarding fields. Any other field (`Accept-Encoding`,
- * `If-None-Match`, `Cache-Control`, `Idempotency-Key`, a body's fields…) sends the request to the pipeline.
+ * Request header fields that leave a cached answer as it is, each with its bit in a set of fields seen: the
+ * connection's, the token, content negotiation the service does not do, the caller's request id and a proxy's
+ * forwarding fields. Any other field (`Accept-Encoding`, `If-None-Match`, `Cache-Control`, `Idempotency-Key`, a
+ * body's fields…) sends the request to the pipeline.
  */
-const NEUTRAL_FIELDS = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'authorization',
-  'user-agent',
-  'accept',
-  'accept-language',
-  'x-request-id',
-  'forwarded',
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-proto',
-  'x-forwarded-port',
-  'x-real-ip',
-]);
+const NEUTRAL_FIELDS = new Map(
+  [
+    'host',
+    'connection',
+    'keep-alive',
+    'authorization',
+    'user-agent',
+    'accept',
+    'accept-language',
+    'x-request-id',
+    'forwarded',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'x-forwarded-proto',
+    'x-forwarded-port',
+    'x-real-ip',
+  ].map((name, index) => [name, 1 << index]),
+);
 
-/** Whether every header field of a request is neutral to a cached answer. */
-function neutral(headers: IncomingHttpHeaders): boolean {
-  for (const name in headers) if (!NEUTRAL_FIELDS.has(name)) return false;
-  return true;
+/** The fields a cached answer reads from a request whose header fields are all neutral. */
+interface NeutralFields {
+  authorization: string | undefined;
+  requestId: string | undefined;
+}
+
+/**
+ * The `Authorization` and `x-request-id` fields of a request when every header field it carries is neutral and
+ * none is repeated, else undefined. Read from the raw header lines (`IncomingMessage.rawHeaders`: name, value, …):
+ * Node builds the `headers` object on its first read, a cost a cached answer need not pay. Without repeated
+ * fields the values are the ones `headers` would hold.
+ */
+function neutralFields(rawHeaders: readonly string[]): NeutralFields | undefined {
+  const fields: NeutralFields = { authorization: undefined, requestId: undefined };
+  let seen = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = (rawHeaders[index] as string).toLowerCase();
+    const bit = NEUTRAL_FIELDS.get(name);
+    if (bit === undefined || (seen & bit) !== 0) return undefined;
+    seen |= bit;
+    if (name === 'authorization') fields.authorization = rawHeaders[index + 1];
+    else if (name === 'x-request-id') fields.requestId = rawHeaders[index + 1];
+  }
+  return fields;
 }
 
 /** What `CachedAnswers` answers with, known once the app and its groups are built. */
@@ -135,13 +158,14 @@ export class CachedAnswers {
         break;
       }
     }
-    if (route === undefined || match === null || !neutral(request.headers) || !settings.serving())
-      return false;
-    const authenticated = settings.authenticator.cachedAuthentication(request.headers.authorization);
+    if (route === undefined || match === null) return false;
+    const fields = neutralFields(request.rawHeaders);
+    if (fields === undefined || !settings.serving()) return false;
+    const authenticated = settings.authenticator.cachedAuthentication(fields.authorization);
     if (authenticated === undefined) return false;
     const cached = route.answer(authenticated.principal, match[1] as string);
     if (cached === undefined) return false;
-    const requestId = requestIdOf(request.headers['x-request-id']);
+    const requestId = requestIdOf(fields.requestId);
     const { memoryCounts } = settings;
     if (memoryCounts === undefined)
       response.writeHead(200, {

@@ -14,7 +14,7 @@ import { createAccount, type TestAccount } from '../helpers/factories.ts';
 import { createOrder, productLine, send, type Order } from '../helpers/inbound.ts';
 import { MemoryCounts } from '../../src/http/rate-limit.ts';
 
-const MAX = 8;
+const MAX = 10;
 
 let t: TestApp;
 let port: number;
@@ -62,8 +62,16 @@ interface Answer {
   body: string;
 }
 
-/** `method path` over HTTP with exactly `headers` (and the `Host` and `Connection` fields Node adds). */
-function call(method: string, path: string, headers: Record<string, string>, to = port): Promise<Answer> {
+/**
+ * `method path` over HTTP with exactly `headers`: an object (Node adds `Host` and `Connection`), or raw header
+ * lines (name, value, …: no field added) to repeat a field or keep a name's case.
+ */
+function call(
+  method: string,
+  path: string,
+  headers: Record<string, string> | string[],
+  to = port,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ host: '127.0.0.1', port: to, method, path, headers }, (incoming) => {
       const chunks: Buffer[] = [];
@@ -113,6 +121,20 @@ describe('a cached document, plain GET', () => {
     const named = await getOrder(account.readToken, order.id, { 'x-request-id': 'integrator-42' });
     expect(answeredFromCache()).toBe(true);
     expect(named.headers['x-request-id']).toBe('integrator-42');
+    // Field names are case-insensitive: read from the raw header lines as they came.
+    const path = `/api/inbound/${order.id}`;
+    countWithinQuota.mockClear();
+    const capitalized = await call('GET', path, [
+      'Host',
+      `127.0.0.1:${port}`,
+      'Authorization',
+      account.readToken,
+      'X-Request-Id',
+      'int-43',
+    ]);
+    expect(answeredFromCache()).toBe(true);
+    expect(capitalized.statusCode).toBe(200);
+    expect(capitalized.headers['x-request-id']).toBe('int-43');
   });
 
   it('counts against the token quota the pipeline counts, which refuses the request beyond it', async () => {
@@ -163,7 +185,7 @@ describe('a cached document, plain GET', () => {
 });
 
 describe('requests that ask for more go through the pipeline', () => {
-  it('a query, a conditional, a coding, HEAD, no or an unknown token, an id the path refuses', async () => {
+  it('a query, a conditional, a coding, HEAD, no, an unknown or a repeated token, an id the path refuses', async () => {
     const { account, order } = await cachedDocument();
     const tag = `"order-${order.id}-v${order.versionId}"`;
 
@@ -184,6 +206,16 @@ describe('requests that ask for more go through the pipeline', () => {
       expect(refused.statusCode).toBe(401);
       expect(errorOf(refused)).toBe('auth_required');
     }
+    // A repeated field: Node keeps the first `Authorization` (here unknown) and joins repeated others.
+    const repeated = await call('GET', `/api/inbound/${order.id}`, [
+      'host',
+      `127.0.0.1:${port}`,
+      'authorization',
+      'so_unknown',
+      'authorization',
+      account.readToken,
+    ]);
+    expect(repeated.statusCode).toBe(401);
     expect((await getOrder(account.readToken, `${order.id}0000`)).statusCode).toBe(404);
     expect((await getOrder(account.readToken, `${order.id}/`)).statusCode).toBe(404);
     expect(countWithinQuota).not.toHaveBeenCalled();
