@@ -1,10 +1,12 @@
 /**
  * Graceful shutdown under load (P35): while a service process stops on SIGTERM, clients on
  * kept-alive connections get either their normal answer or 503 `error_service_unavailable` in the error model —
- * never a connection reset — and the process exits 0.
+ * never a connection reset — and the process exits 0. A request already running when the shutdown begins gets
+ * its answer with `connection: close`.
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { testDatabaseUrl } from '../helpers/test-app.ts';
 import {
   spawnService,
@@ -58,15 +60,24 @@ describe('SIGTERM under load', () => {
         );
       });
     let running = true;
+    // SIGTERM only once every client's connection is open and answered: one still waiting in the listener's
+    // backlog when the listener closes is reset by the kernel, before the service ever sees it.
+    let connected = 0;
+    let allConnected: () => void = () => {};
+    const connections = new Promise<void>((resolve) => (allConnected = resolve));
     const clients = Array.from({ length: 8 }, async () => {
+      let first = true;
       while (running) {
         const outcome = await request();
         outcomes.push(outcome);
+        if (first && ++connected === 8) allConnected();
+        first = false;
         // Once the listening socket is closed, new connections are refused: the client is done.
         if (outcome.error === 'ECONNREFUSED') return;
       }
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await connections;
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const exitCode = stopService(service);
     expect(await exitCode).toBe(0);
     running = false;
@@ -88,5 +99,54 @@ describe('SIGTERM under load', () => {
       .filter((outcome) => outcome.error !== undefined)
       .map((outcome) => outcome.error);
     expect(failures.filter((code) => code !== 'ECONNREFUSED')).toEqual([]);
+  });
+});
+
+describe('a request running when the shutdown begins', () => {
+  it('gets its answer with connection: close, so its connection is not left idle for the close to reset', async () => {
+    const app = await buildTestApp({}, undefined, { workers: false });
+    try {
+      const owner = await createAccount(app.runtime);
+      await app.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.app.server.address() as AddressInfo;
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const get = () =>
+        new Promise<{ status?: number; connection?: string }>((resolve, reject) => {
+          http
+            .get(
+              `http://127.0.0.1:${port}/api/inbound/find?limit=5`,
+              { agent, headers: { authorization: owner.readToken } },
+              (response) => {
+                response.resume();
+                response.on('end', () =>
+                  resolve({ status: response.statusCode, connection: response.headers.connection }),
+                );
+              },
+            )
+            .on('error', reject);
+        });
+      expect(await get()).toEqual({ status: 200, connection: 'keep-alive' });
+
+      // Hold the next request at its authentication, past the hook that refuses requests during a shutdown.
+      const authenticator = app.runtime.authenticator;
+      const authenticate = authenticator.authenticateRequest.bind(authenticator);
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let entered: () => void = () => {};
+      const arrived = new Promise<void>((resolve) => (entered = resolve));
+      const spy = vi.spyOn(authenticator, 'authenticateRequest').mockImplementationOnce((request) => {
+        entered();
+        return held.then(() => authenticate(request));
+      });
+      const running = get();
+      await arrived;
+      app.app.beginShutdown();
+      release();
+      expect(await running).toEqual({ status: 200, connection: 'close' });
+      spy.mockRestore();
+      agent.destroy();
+    } finally {
+      await app.close();
+    }
   });
 });
