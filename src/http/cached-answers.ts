@@ -165,18 +165,18 @@ export class CachedAnswers {
     if (authenticated === undefined) return false;
     const cached = route.answer(authenticated.principal, match[1] as string);
     if (cached === undefined) return false;
-    const requestId = requestIdOf(fields.requestId);
     const { memoryCounts } = settings;
-    if (memoryCounts === undefined)
+    const rateLimit = memoryCounts?.countWithinQuota(tokenRateLimitKey(authenticated));
+    if (memoryCounts !== undefined && rateLimit === undefined) return false;
+    const requestId = requestIdOf(fields.requestId);
+    if (rateLimit === undefined)
       response.writeHead(200, {
         'content-type': cached.contentType,
         etag: cached.entityTag,
         'x-request-id': requestId,
         'content-length': cached.body.length,
       });
-    else {
-      const rateLimit = memoryCounts.countWithinQuota(tokenRateLimitKey(authenticated));
-      if (rateLimit === undefined) return false;
+    else
       response.writeHead(200, {
         'content-type': cached.contentType,
         etag: cached.entityTag,
@@ -185,7 +185,6 @@ export class CachedAnswers {
         'x-request-id': requestId,
         'content-length': cached.body.length,
       });
-    }
     response.end(cached.body);
     route.observe((performance.now() - startedAt) / 1000);
     return true;

@@ -107,7 +107,7 @@ export class MemoryCounts {
   /** Counts one request of `key`: its count in the window and the milliseconds left of the window. */
   increment(key: string, now = Date.now()): { current: number; ttl: number } {
     const count = this.counted(this.openCount(key, now), key, now);
-    return { current: count.current, ttl: count.startedAt + this.windowMs - now };
+    return { current: count.current, ttl: this.millisecondsLeft(count, now) };
   }
 
   /**
@@ -119,16 +119,18 @@ export class MemoryCounts {
     const open = this.openCount(key, now);
     if (open !== undefined && open.current >= this.max) return undefined;
     const count = this.counted(open, key, now);
-    return rateLimitField(
-      this.max - count.current,
-      Math.ceil((count.startedAt + this.windowMs - now) / 1000),
-    );
+    return rateLimitField(this.max - count.current, Math.ceil(this.millisecondsLeft(count, now) / 1000));
+  }
+
+  /** The milliseconds left at `now` of the window that `count` counts in. */
+  private millisecondsLeft(count: WindowCount, now: number): number {
+    return count.startedAt + this.windowMs - now;
   }
 
   /** The count of `key` when its window is still open at `now` (the look-up marks the key as recently used). */
   private openCount(key: string, now: number): WindowCount | undefined {
     const count = this.counts.get(key);
-    return count && count.startedAt + this.windowMs > now ? count : undefined;
+    return count && this.millisecondsLeft(count, now) > 0 ? count : undefined;
   }
 
   /** `open` (the open window's count of `key`) with one more request, or a new window's count of one. */
