@@ -61,7 +61,10 @@ export interface Config {
   secretKey: string | undefined;
   /** `LISTEN_RECONNECT_MS`: delay before the change listener reconnects after losing its connection. */
   listenReconnectMs: number;
-  /** `SHUTDOWN_DRAIN_MS`: on SIGTERM, how long new requests get 503 before the listener closes (P35). */
+  /**
+   * `SHUTDOWN_DRAIN_MS`: on SIGTERM, how long requests on open connections get 503 (new connections are refused at
+   * once) before the service stops (P35).
+   */
   shutdownDrainMs: number;
   seedDemo: boolean;
   /** Maximum request body in bytes (`BODY_LIMIT_BYTES`, default 4 MiB). */
