@@ -121,8 +121,8 @@ export async function buildApp(
 
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    // A request that was running when the shutdown began ends its connection too: none is left idle for the
-    // listener's close to reset under a client sending its next request (P35).
+    // While shutting down, every answer ends its connection, that of a request already running too: none is left
+    // idle for the listener's close to reset under a client sending its next request (P35).
     if (closing()) reply.header('connection', 'close');
     done(null, payload);
   });

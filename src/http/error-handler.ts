@@ -147,8 +147,9 @@ declare module 'fastify' {
 
 /**
  * While the app shuts down (from `beginShutdown()` or `close()`), requests still arriving get 503
- * `error_service_unavailable` with `connection: close`, so kept-alive clients are told to go instead of having
- * their connection reset; requests already running finish normally.
+ * `error_service_unavailable`; requests already running finish normally. Every answer sent meanwhile carries
+ * `connection: close` (the app's `onSend` hook asks the returned function), so kept-alive clients are told to go
+ * instead of having their connection reset (P35).
  * @returns whether the app is shutting down
  */
 export function installShutdownAnswer(app: FastifyInstance): () => boolean {
@@ -164,7 +165,6 @@ export function installShutdownAnswer(app: FastifyInstance): () => boolean {
   });
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
-    reply.header('connection', 'close');
     done(new AppError('error_service_unavailable', {}, { 'retry-after': '1' }));
   });
   return () => closing;

@@ -105,11 +105,11 @@ describe('SIGTERM under load', () => {
 describe('a request running when the shutdown begins', () => {
   it('gets its answer with connection: close, so its connection is not left idle for the close to reset', async () => {
     const app = await buildTestApp({}, undefined, { workers: false });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const owner = await createAccount(app.runtime);
       await app.app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.app.server.address() as AddressInfo;
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const get = () =>
         new Promise<{ status?: number; connection?: string }>((resolve, reject) => {
           http
@@ -134,7 +134,7 @@ describe('a request running when the shutdown begins', () => {
       const held = new Promise<void>((resolve) => (release = resolve));
       let entered: () => void = () => {};
       const arrived = new Promise<void>((resolve) => (entered = resolve));
-      const spy = vi.spyOn(authenticator, 'authenticateRequest').mockImplementationOnce((request) => {
+      vi.spyOn(authenticator, 'authenticateRequest').mockImplementationOnce((request) => {
         entered();
         return held.then(() => authenticate(request));
       });
@@ -143,9 +143,16 @@ describe('a request running when the shutdown begins', () => {
       app.app.beginShutdown();
       release();
       expect(await running).toEqual({ status: 200, connection: 'close' });
-      spy.mockRestore();
-      agent.destroy();
+      // A request arriving now is refused, on the same terms.
+      const late = await app.app.inject({
+        url: '/api/inbound/find?limit=5',
+        headers: { authorization: owner.readToken },
+      });
+      expect(late.statusCode).toBe(503);
+      expect(late.headers.connection).toBe('close');
     } finally {
+      vi.restoreAllMocks();
+      agent.destroy();
       await app.close();
     }
   });
